@@ -1,0 +1,54 @@
+# Thin wrapper: install what is missing, configure once, build, run or test.
+# `make run` and `make test` work on a fresh Debian 12 machine as root.
+BUILD_DIR   ?= build
+PRESET      ?= release
+SCENARIO    ?= configs/scenarios/default.yaml
+OUT         ?= out/default
+CTEST_ARGS  ?=
+JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
+
+.PHONY: all deps configure build run test test-all perf debug clean help
+
+all: build
+
+help:
+	@echo "make run      install deps, build, run $(SCENARIO) into $(OUT)"
+	@echo "make test     install deps, build, run the test suite (ctest -LE long)"
+	@echo "make build    build only"
+	@echo "make test-all every test, including the long ones"
+	@echo "make perf     run the performance scenarios under regress/perf"
+	@echo "make debug    ASan/UBSan build in build-debug and its tests"
+
+# Quick when everything is installed: dpkg is asked first, apt only when needed.
+deps:
+	@bash scripts/install-deps.sh
+
+# Configure only when there is no build tree; afterwards the build re-runs
+# cmake itself when a CMakeLists.txt changes.
+$(BUILD_DIR)/build.ninja: | deps
+	cmake --preset $(PRESET) >/dev/null
+
+configure: $(BUILD_DIR)/build.ninja
+
+build: deps configure
+	cmake --build $(BUILD_DIR) -j $(JOBS)
+
+run: build
+	$(BUILD_DIR)/bin/rocesim run $(SCENARIO) --out $(OUT)
+
+test: build
+	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) -LE long $(CTEST_ARGS)
+
+test-all: build
+	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
+
+perf: build
+	bash regress/perf/run.sh
+
+debug: deps
+	cmake --preset debug >/dev/null
+	cmake --build build-debug -j $(JOBS)
+	cd build-debug && ASAN_OPTIONS=detect_leaks=0 ctest --output-on-failure -j $(JOBS) -LE long
+
+clean:
+	rm -rf $(BUILD_DIR) build-debug out

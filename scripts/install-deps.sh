@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs the Debian packages rocesim needs, only those that are missing.
+# Idempotent and quick when everything is present: it asks dpkg first and runs
+# apt-get only when something is absent. Must run as root (or via sudo).
+set -euo pipefail
+
+PKGS=(
+  build-essential cmake ninja-build pkg-config
+  libsystemc-dev libyaml-cpp-dev
+  libgtest-dev libgmock-dev googletest libbenchmark-dev
+  verilator gtkwave
+  tshark
+  python3 python3-yaml
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+echo "install-deps: installing missing packages: ${missing[*]}"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then SUDO="sudo"; else
+    echo "install-deps: need root to install: ${missing[*]}" >&2; exit 1
+  fi
+fi
+export DEBIAN_FRONTEND=noninteractive
+# tshark asks whether non-root users may capture; answer once, non-interactively.
+echo "wireshark-common wireshark-common/install-setuid boolean false" | $SUDO debconf-set-selections 2>/dev/null || true
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
