@@ -1,0 +1,124 @@
+#include "packet/packet.h"
+
+#include <cstring>
+
+#include "packet/crc.h"
+
+namespace rocesim::packet {
+
+const char* drop_reason_name(DropReason r) {
+  switch (r) {
+    case DropReason::none: return "none";
+    case DropReason::truncated: return "truncated";
+    case DropReason::bad_fcs: return "bad_fcs";
+    case DropReason::bad_ip_header: return "bad_ip_header";
+    case DropReason::bad_ip_checksum: return "bad_ip_checksum";
+    case DropReason::bad_icrc: return "bad_icrc";
+    case DropReason::bad_bth: return "bad_bth";
+    case DropReason::bad_mac_control: return "bad_mac_control";
+    case DropReason::ingress_limit: return "ingress_limit";
+    case DropReason::egress_limit: return "egress_limit";
+    case DropReason::pool_full: return "pool_full";
+    case DropReason::headroom_overflow: return "headroom_overflow";
+    case DropReason::no_route: return "no_route";
+    case DropReason::link_loss: return "link_loss";
+    case DropReason::count_: break;
+  }
+  return "invalid";
+}
+
+const char* frame_kind_name(FrameKind k) {
+  switch (k) {
+    case FrameKind::unknown: return "unknown";
+    case FrameKind::roce: return "roce";
+    case FrameKind::cnp: return "cnp";
+    case FrameKind::cm: return "cm";
+    case FrameKind::pfc: return "pfc";
+    case FrameKind::ipv4_other: return "ipv4_other";
+  }
+  return "invalid";
+}
+
+bool operator==(const Meta& a, const Meta& b) {
+  for (int i = 0; i < 8; ++i)
+    if (a.pfc_timers[i] != b.pfc_timers[i]) return false;
+  return a.kind == b.kind && a.dst_mac == b.dst_mac && a.src_mac == b.src_mac && a.has_vlan == b.has_vlan &&
+         a.pcp == b.pcp && a.vid == b.vid && a.ethertype == b.ethertype && a.src_ip == b.src_ip &&
+         a.dst_ip == b.dst_ip && a.dscp == b.dscp && a.ecn == b.ecn && a.ttl == b.ttl && a.proto == b.proto &&
+         a.ip_total_len == b.ip_total_len && a.sport == b.sport && a.dport == b.dport && a.opcode == b.opcode &&
+         a.se == b.se && a.mig == b.mig && a.ackreq == b.ackreq && a.fecn == b.fecn && a.becn == b.becn &&
+         a.pad_count == b.pad_count && a.pkey == b.pkey && a.dest_qp == b.dest_qp && a.psn == b.psn &&
+         a.has_aeth == b.has_aeth && a.aeth_syndrome == b.aeth_syndrome && a.aeth_msn == b.aeth_msn &&
+         a.has_reth == b.has_reth && a.reth_va == b.reth_va && a.reth_rkey == b.reth_rkey &&
+         a.reth_dma_len == b.reth_dma_len && a.cm_attr_id == b.cm_attr_id && a.cm_tid == b.cm_tid &&
+         a.cm_local_comm_id == b.cm_local_comm_id && a.cm_remote_comm_id == b.cm_remote_comm_id &&
+         a.cm_local_qpn == b.cm_local_qpn && a.cm_starting_psn == b.cm_starting_psn &&
+         a.pfc_class_enable == b.pfc_class_enable && a.l3_offset == b.l3_offset && a.l4_offset == b.l4_offset &&
+         a.bth_offset == b.bth_offset && a.l4_payload_len == b.l4_payload_len;
+}
+
+size_t Packet::serialize(uint8_t* out, size_t cap) const {
+  const size_t n = frame_len_no_fcs();
+  if (cap < n) return 0;
+  uint8_t* o = out;
+  std::memcpy(o, hdr, hdr_len), o += hdr_len;
+  std::memset(o, 0, payload_len), o += payload_len;
+  std::memcpy(o, trailer, trailer_len), o += trailer_len;
+  std::memset(o, 0, pad_len);
+  return n;
+}
+
+// Only bookkeeping and meta: hdr[] is never read beyond hdr_len, so clearing
+// its 384 bytes on every acquire would be wasted work.
+void Packet::reset() {
+  hdr_len = 0;
+  payload_len = 0;
+  std::memset(trailer, 0, sizeof trailer);
+  trailer_len = 0;
+  pad_len = 0;
+  fcs = 0;
+  meta = Meta{};
+  id = 0;
+  flow_id = 0;
+  created_ps = 0;
+  ingress_port = 0;
+  prio = 0;
+}
+
+uint32_t compute_fcs(const Packet& p) {
+  uint32_t reg = crc32_update(~0u, p.hdr, p.hdr_len);
+  reg = crc32_zeros(reg, p.payload_len);
+  reg = crc32_update(reg, p.trailer, p.trailer_len < 4 ? p.trailer_len : 4);
+  reg = crc32_zeros(reg, p.pad_len);
+  return ~reg;
+}
+
+PacketPool::PacketPool(size_t chunk) : m_chunk(chunk ? chunk : 1) {}
+
+PacketPool::~PacketPool() {
+  for (Packet* c : m_chunks) delete[] c;
+}
+
+Packet* PacketPool::acquire() {
+  if (m_free.empty()) {
+    Packet* c = new Packet[m_chunk];
+    m_chunks.push_back(c);
+    m_capacity += m_chunk;
+    // Reserve for every packet ever owned so release() never reallocates.
+    m_free.reserve(m_capacity);
+    for (size_t i = m_chunk; i-- > 0;) m_free.push_back(&c[i]);
+  }
+  Packet* p = m_free.back();
+  m_free.pop_back();
+  p->reset();
+  ++m_in_use;
+  return p;
+}
+
+void PacketPool::release(Packet* p) {
+  if (!p) return;
+  m_free.push_back(p);
+  --m_in_use;
+}
+
+}  // namespace rocesim::packet

@@ -1,0 +1,181 @@
+// rocesim packet layer: frames with real header bytes.
+//
+// A frame on the wire is laid out as
+//   hdr[0 .. hdr_len)      real header bytes, from the destination MAC onwards
+//   payload_len zero bytes  (payload held as a length; its bytes are zeros)
+//   trailer[0 .. trailer_len)  ICRC for RoCEv2 frames (4 bytes, little-endian)
+//   pad_len zero bytes      Ethernet padding up to the 64 B minimum
+//   FCS (4 bytes, little-endian as on the wire)
+// so frame_len() counts every byte a MAC serializes except preamble+SFD and IFG.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace rocesim::packet {
+
+inline constexpr uint16_t kRoceUdpPort = 4791;
+inline constexpr uint16_t kEtherTypeIpv4 = 0x0800;
+inline constexpr uint16_t kEtherTypeVlan = 0x8100;
+inline constexpr uint16_t kEtherTypeMacControl = 0x8808;
+inline constexpr uint16_t kPfcOpcode = 0x0101;
+inline constexpr uint32_t kMinFrameBytes = 64;     // including FCS
+inline constexpr uint32_t kFcsBytes = 4;
+inline constexpr uint32_t kPreambleSfdBytes = 8;
+inline constexpr uint32_t kIfgBytes = 12;
+
+// IBTA opcodes used by the model (RC unless noted).
+namespace op {
+inline constexpr uint8_t kSendFirst = 0x00, kSendMiddle = 0x01, kSendLast = 0x02, kSendOnly = 0x04;
+inline constexpr uint8_t kWriteFirst = 0x06, kWriteMiddle = 0x07, kWriteLast = 0x08, kWriteOnly = 0x0a;
+inline constexpr uint8_t kReadRequest = 0x0c;
+inline constexpr uint8_t kReadRespFirst = 0x0d, kReadRespMiddle = 0x0e, kReadRespLast = 0x0f, kReadRespOnly = 0x10;
+inline constexpr uint8_t kAck = 0x11;
+inline constexpr uint8_t kUdSendOnly = 0x64;  // UD SEND_ONLY: carries MADs to QP1
+inline constexpr uint8_t kCnp = 0x81;
+}  // namespace op
+
+// CM MAD attribute ids (Linux ib_cm.h).
+namespace cm {
+inline constexpr uint16_t kReq = 0x0010, kRej = 0x0012, kRep = 0x0013, kRtu = 0x0014, kDreq = 0x0015, kDrep = 0x0016;
+}
+
+using Mac = uint64_t;  // low 48 bits, most significant byte first on the wire
+
+enum class FrameKind : uint8_t {
+  unknown = 0,   // parsed as Ethernet but not a kind the model understands (still forwarded as "other")
+  roce,          // RoCEv2 data/ack (BTH over UDP 4791), not CNP nor CM
+  cnp,           // RoCEv2 CNP (opcode 0x81)
+  cm,            // CM MAD to QP1 (UD SEND_ONLY, DestQP 1)
+  pfc,           // 802.1Qbb PFC frame
+  ipv4_other,    // IPv4 that is not RoCEv2
+};
+
+// Why a frame is dropped by the parser / MAC. Later blocks add their reasons
+// (ingress_limit, egress_limit, pool_full, headroom_overflow, no_route) to the
+// same enum so every drop in the model has one reason type.
+enum class DropReason : uint8_t {
+  none = 0,
+  truncated,          // a header runs past the bytes present, or frame shorter than 64 B
+  bad_fcs,            // FCS does not match
+  bad_ip_header,      // version != 4, IHL < 5, total length inconsistent with the frame
+  bad_ip_checksum,    // IPv4 header checksum does not verify
+  bad_icrc,           // RoCEv2 ICRC does not verify
+  bad_bth,            // unknown / unsupported opcode, bad transport version
+  bad_mac_control,    // EtherType 0x8808 with an opcode other than PFC
+  ingress_limit,
+  egress_limit,
+  pool_full,
+  headroom_overflow,
+  no_route,
+  link_loss,          // dropped by a configured loss on a link
+  count_              // number of reasons; keep last
+};
+const char* drop_reason_name(DropReason r);  // snake_case name used in outputs
+const char* frame_kind_name(FrameKind k);    // snake_case enumerator name
+
+// Metadata the pipeline uses, filled by parse().
+struct Meta {
+  FrameKind kind = FrameKind::unknown;
+  Mac dst_mac = 0, src_mac = 0;
+  bool has_vlan = false;
+  uint8_t pcp = 0;
+  uint16_t vid = 0;
+  uint16_t ethertype = 0;      // after the VLAN tag if any
+  // IPv4
+  uint32_t src_ip = 0, dst_ip = 0;
+  uint8_t dscp = 0, ecn = 0, ttl = 0, proto = 0;
+  uint16_t ip_total_len = 0;
+  // UDP
+  uint16_t sport = 0, dport = 0;
+  // BTH
+  uint8_t opcode = 0;
+  bool se = false, mig = false, ackreq = false, fecn = false, becn = false;
+  uint8_t pad_count = 0;
+  uint16_t pkey = 0;
+  uint32_t dest_qp = 0, psn = 0;
+  // AETH (valid when has_aeth)
+  bool has_aeth = false;
+  uint8_t aeth_syndrome = 0;
+  uint32_t aeth_msn = 0;
+  // RETH (valid when has_reth)
+  bool has_reth = false;
+  uint64_t reth_va = 0;
+  uint32_t reth_rkey = 0, reth_dma_len = 0;
+  // CM MAD (valid when kind == cm)
+  uint16_t cm_attr_id = 0;
+  uint64_t cm_tid = 0;
+  uint32_t cm_local_comm_id = 0, cm_remote_comm_id = 0, cm_local_qpn = 0, cm_starting_psn = 0;
+  // PFC (valid when kind == pfc)
+  uint16_t pfc_class_enable = 0;
+  uint16_t pfc_timers[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  // offsets into hdr[] (0 when absent)
+  uint16_t l3_offset = 0, l4_offset = 0, bth_offset = 0;
+  uint32_t l4_payload_len = 0;  // RoCE: bytes of payload after the transport headers (excl. ICRC)
+                                // and excl. the BTH PadCnt bytes; CM: the 256 B MAD; CNP: 0
+};
+// Field-by-field equality (tests compare builder meta with parser meta).
+bool operator==(const Meta& a, const Meta& b);
+inline bool operator!=(const Meta& a, const Meta& b) { return !(a == b); }
+
+struct Packet {
+  static constexpr size_t kMaxHdr = 384;  // Eth+VLAN+IPv4+UDP+BTH+DETH+256 B MAD fits
+
+  uint8_t hdr[kMaxHdr];
+  uint16_t hdr_len = 0;
+  uint32_t payload_len = 0;
+  uint8_t trailer[4] = {0, 0, 0, 0};
+  uint8_t trailer_len = 0;  // 4 when an ICRC is present
+  uint8_t pad_len = 0;
+  uint32_t fcs = 0;         // CRC-32 value as the IEEE 802.3 FCS; written LSB first on the wire
+
+  Meta meta;                // filled by parse(); builders also fill it
+
+  // Simulation bookkeeping (not on the wire).
+  uint64_t id = 0;          // unique per run, assigned by the creator
+  uint64_t flow_id = 0;
+  uint64_t created_ps = 0;  // time the sender created the frame
+  uint32_t ingress_port = 0;
+  uint8_t prio = 0;         // priority/traffic class chosen by the pipeline
+
+  // Bytes a MAC serializes for this frame, including FCS, excluding preamble/SFD/IFG.
+  uint32_t frame_len() const { return hdr_len + payload_len + trailer_len + pad_len + kFcsBytes; }
+  // Bytes of the frame without the FCS (what a pcap record holds).
+  uint32_t frame_len_no_fcs() const { return frame_len() - kFcsBytes; }
+  // Bytes on the wire including preamble+SFD and inter-frame gap.
+  uint32_t wire_bytes() const { return frame_len() + kPreambleSfdBytes + kIfgBytes; }
+
+  // Copy the frame's bytes (without FCS) into out; returns the byte count.
+  // Payload and pad bytes are written as zeros. out must hold frame_len_no_fcs() bytes.
+  size_t serialize(uint8_t* out, size_t cap) const;
+
+  void reset();  // back to an empty frame; keeps the storage
+};
+
+// IEEE 802.3 FCS (CRC-32) over the frame's bytes: hdr, zero payload, trailer, zero pad.
+uint32_t compute_fcs(const Packet& p);
+
+// Object pool of packets: no heap allocation per packet once warm.
+class PacketPool {
+ public:
+  explicit PacketPool(size_t chunk = 1024);
+  ~PacketPool();
+  PacketPool(const PacketPool&) = delete;
+  PacketPool& operator=(const PacketPool&) = delete;
+
+  Packet* acquire();            // reset packet; grows by one chunk when empty
+  void release(Packet* p);      // returns to the free list
+  size_t in_use() const { return m_in_use; }
+  size_t capacity() const { return m_capacity; }
+  size_t chunks_allocated() const { return m_chunks.size(); }
+
+ private:
+  size_t m_chunk;
+  std::vector<Packet*> m_chunks;  // arrays of m_chunk packets
+  std::vector<Packet*> m_free;
+  size_t m_in_use = 0;
+  size_t m_capacity = 0;
+};
+
+}  // namespace rocesim::packet
