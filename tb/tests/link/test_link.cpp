@@ -1,0 +1,239 @@
+// MAC + link timing: serialization with preamble/SFD, FCS and IFG, 64 B minimum,
+// cable delay, pcap timestamps, and receive-side checks.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <vector>
+
+#include <systemc>
+
+#include "core/time.h"
+#include "link/link.h"
+#include "link/mac.h"
+#include "link/pcap.h"
+#include "packet/build.h"
+#include "packet/crc.h"
+
+using namespace rocesim;
+using namespace sc_core;
+
+namespace {
+
+struct QueueSource : link::TxSource {
+  std::vector<packet::Packet*> q;
+  size_t next = 0;
+  packet::Packet* pull_frame(uint32_t) override { return next < q.size() ? q[next++] : nullptr; }
+};
+
+struct RecordingSink : link::RxSink {
+  explicit RecordingSink(link::Ledger& l) : ledger(l) {}
+  link::Ledger& ledger;
+  std::vector<uint64_t> first_bit, last_bit;
+  void on_frame(uint32_t, packet::Packet* p, uint64_t first) override {
+    first_bit.push_back(first);
+    last_bit.push_back(core::now_ps());
+    ledger.deliver(p);
+  }
+};
+
+packet::Packet* roce_frame(link::Ledger& ledger, uint32_t payload, uint32_t psn) {
+  packet::Packet* p = ledger.create();
+  packet::EthSpec eth;
+  eth.dst = 0x020000000002ull;
+  eth.src = 0x020000000001ull;
+  packet::Ipv4Spec ip;
+  ip.src = 0x0a000001;
+  ip.dst = 0x0a000002;
+  packet::BthSpec bth;
+  bth.opcode = packet::op::kWriteMiddle;
+  bth.dest_qp = 0x101;
+  bth.psn = psn;
+  packet::build_roce(*p, eth, ip, 0xc000, bth, nullptr, nullptr, payload);
+  return p;
+}
+
+// Recompute only the FCS, so the frame reaches the parser with a bad header.
+void refresh_fcs(packet::Packet& p) {
+  std::vector<uint8_t> buf(p.frame_len_no_fcs());
+  p.serialize(buf.data(), buf.size());
+  p.fcs = packet::crc32(buf.data(), buf.size());
+}
+
+// Two MACs joined by a link, with a source on a and a recording sink on b.
+struct Bench {
+  packet::PacketPool pool;
+  link::Ledger ledger{pool};
+  link::LinkConfig lc;
+  std::unique_ptr<link::Mac> a, b;
+  std::unique_ptr<link::Link> l;
+  QueueSource src;
+  RecordingSink sink{ledger};
+
+  explicit Bench(uint64_t rate_bps, uint64_t length_mm) {
+    lc.rate_bps = rate_bps;
+    lc.length_mm = length_mm;
+    link::MacConfig mc;
+    mc.rate_bps = rate_bps;
+    a = std::make_unique<link::Mac>("a", 0, mc, ledger);
+    b = std::make_unique<link::Mac>("b", 0, mc, ledger);
+    l = std::make_unique<link::Link>("cable", lc, ledger, 1);
+    link::connect(*a, *l, *b);
+    a->set_source(&src);
+    b->set_sink(&sink);
+  }
+  void start_at(uint64_t t_ps) {
+    sc_spawn([this, t_ps] {
+      wait(core::ps(t_ps));
+      a->kick();
+    });
+  }
+};
+
+struct PcapRecord {
+  uint32_t sec, nsec, incl, orig;
+};
+
+std::vector<PcapRecord> read_pcap(const std::string& path, uint32_t& magic) {
+  std::vector<PcapRecord> out;
+  std::ifstream f(path, std::ios::binary);
+  uint32_t gh[6];
+  f.read(reinterpret_cast<char*>(gh), sizeof gh);
+  magic = gh[0];
+  PcapRecord r;
+  while (f.read(reinterpret_cast<char*>(&r), sizeof r)) {
+    out.push_back(r);
+    f.seekg(r.incl, std::ios::cur);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST(Link, BackToBack1500BytePayloadAt100GIsFramePlus20BytesApart) {
+  Bench bench(100000000000ull, 2000);  // 2 m at 5 ns/m
+  link::PcapWriter tx_cap("test_link_tx.pcap"), rx_cap("test_link_rx.pcap");
+  ASSERT_TRUE(tx_cap.open());
+  ASSERT_TRUE(rx_cap.open());
+  bench.a->set_pcap(nullptr, &tx_cap);
+  bench.b->set_pcap(&rx_cap, nullptr);
+  constexpr int kFrames = 100;
+  for (int i = 0; i < kFrames; ++i) bench.src.q.push_back(roce_frame(bench.ledger, 1500, i));
+  const uint32_t frame = bench.src.q[0]->frame_len();
+  ASSERT_EQ(frame, 14u + 20 + 8 + 12 + 1500 + 4 + 4);  // Eth, IPv4, UDP, BTH, payload, ICRC, FCS
+  bench.start_at(0);
+  sc_start();
+  ASSERT_TRUE(tx_cap.close());
+  ASSERT_TRUE(rx_cap.close());
+
+  // (frame + 20 B) * 8 / 100e9 s = (1562 + 20) * 80 ps = 126560 ps.
+  const uint64_t spacing = (frame + 20ull) * 8 * 1000000000000ull / 100000000000ull;
+  ASSERT_EQ(spacing, 126560u);
+  const uint64_t cable = 10000;  // 2 m * 5 ns/m
+  ASSERT_EQ(bench.sink.first_bit.size(), static_cast<size_t>(kFrames));
+  for (int i = 0; i < kFrames; ++i) {
+    EXPECT_EQ(bench.sink.first_bit[i], i * spacing + cable) << "frame " << i;
+    // Last bit: preamble+SFD and the frame, not the IFG.
+    EXPECT_EQ(bench.sink.last_bit[i], i * spacing + cable + (frame + 8ull) * 80) << "frame " << i;
+  }
+  EXPECT_EQ(bench.ledger.delivered(), static_cast<uint64_t>(kFrames));
+  EXPECT_EQ(bench.a->stats().tx_busy_ps, kFrames * spacing);
+
+  // The captures: first bit on the wire, ns resolution (truncated from exact ps).
+  uint32_t magic = 0;
+  const auto tx = read_pcap("test_link_tx.pcap", magic);
+  EXPECT_EQ(magic, 0xa1b23c4du);
+  const auto rx = read_pcap("test_link_rx.pcap", magic);
+  ASSERT_EQ(tx.size(), static_cast<size_t>(kFrames));
+  ASSERT_EQ(rx.size(), static_cast<size_t>(kFrames));
+  for (int i = 0; i < kFrames; ++i) {
+    const uint64_t tx_ns = tx[i].sec * 1000000000ull + tx[i].nsec;
+    const uint64_t rx_ns = rx[i].sec * 1000000000ull + rx[i].nsec;
+    EXPECT_EQ(tx_ns, i * spacing / 1000) << "frame " << i;
+    EXPECT_EQ(rx_ns, (i * spacing + cable) / 1000) << "frame " << i;
+    EXPECT_EQ(tx[i].orig, frame - 4) << "pcap holds the frame without FCS";
+    EXPECT_EQ(tx[i].incl, tx[i].orig) << "full-length frame";
+  }
+  // Two back-to-back frames whose spacing is a whole number of ns in the pcap:
+  // frames 0 and 25 are 25 * 126.56 ns = 3164 ns apart exactly.
+  const uint64_t t0 = tx[0].sec * 1000000000ull + tx[0].nsec;
+  const uint64_t t25 = tx[25].sec * 1000000000ull + tx[25].nsec;
+  EXPECT_EQ(t25 - t0, 3164u);
+  std::remove("test_link_tx.pcap");
+  std::remove("test_link_rx.pcap");
+}
+
+TEST(Link, CableDelayAddsExactlyItsConfiguredAmount) {
+  // 37.5 m at 5 ns/m = 187.5 ns; 25 Gbps: 320 ps per byte.
+  Bench bench(25000000000ull, 37500);
+  bench.src.q.push_back(roce_frame(bench.ledger, 1000, 0));
+  const uint32_t frame = bench.src.q[0]->frame_len();
+  bench.start_at(1000);
+  sc_start();
+  ASSERT_EQ(bench.sink.first_bit.size(), 1u);
+  EXPECT_EQ(bench.sink.first_bit[0], 1000u + 187500u);
+  EXPECT_EQ(bench.sink.last_bit[0], 1000u + 187500u + (frame + 8ull) * 320);
+}
+
+TEST(Link, MinimumFrameIs64BytesOnTheWirePlusPreambleAndIfg) {
+  Bench bench(100000000000ull, 0);
+  const uint16_t timers[8] = {0, 0, 0, 0xffff, 0, 0, 0, 0};
+  for (int i = 0; i < 3; ++i) {
+    packet::Packet* p = bench.ledger.create();
+    packet::build_pfc(*p, 0x020000000001ull, 1u << 3, timers);
+    bench.src.q.push_back(p);
+  }
+  EXPECT_EQ(bench.src.q[0]->frame_len(), 64u);
+  bench.start_at(0);
+  sc_start();
+  ASSERT_EQ(bench.sink.first_bit.size(), 3u);
+  // 64 + 8 + 12 = 84 B = 6720 ps at 100G.
+  EXPECT_EQ(bench.sink.first_bit[1] - bench.sink.first_bit[0], 6720u);
+  EXPECT_EQ(bench.sink.first_bit[2] - bench.sink.first_bit[1], 6720u);
+}
+
+TEST(Link, CorruptedFcsIsDroppedWithReason) {
+  Bench bench(100000000000ull, 1000);
+  packet::Packet* good = roce_frame(bench.ledger, 256, 0);
+  packet::Packet* bad = roce_frame(bench.ledger, 256, 1);
+  bad->fcs ^= 0x1;
+  packet::Packet* bad_ip = roce_frame(bench.ledger, 256, 2);
+  bad_ip->hdr[14 + 8] ^= 0x40;  // TTL byte: IPv4 checksum no longer verifies; FCS recomputed below
+  refresh_fcs(*bad_ip);
+  bench.src.q = {good, bad, bad_ip};
+  bench.start_at(0);
+  sc_start();
+  EXPECT_EQ(bench.ledger.delivered(), 1u);
+  EXPECT_EQ(bench.ledger.dropped(packet::DropReason::bad_fcs), 1u);
+  EXPECT_EQ(bench.ledger.dropped(packet::DropReason::bad_ip_checksum), 1u);
+  EXPECT_EQ(bench.b->stats().rx_dropped, 2u);
+  EXPECT_EQ(bench.ledger.sent(), bench.ledger.delivered() + bench.ledger.dropped());
+  EXPECT_EQ(bench.pool.in_use(), 0u);
+}
+
+TEST(Link, ConfiguredLossDropsFramesWithReasonAndIsSeedDeterministic) {
+  auto run = [](uint64_t seed) {
+    packet::PacketPool pool;
+    link::Ledger ledger(pool);
+    link::LinkConfig lc;
+    lc.loss = 0.25;
+    link::MacConfig mc;
+    link::Mac a("a", 0, mc, ledger), b("b", 0, mc, ledger);
+    link::Link l("lossy", lc, ledger, seed);
+    link::connect(a, l, b);
+    QueueSource src;
+    RecordingSink sink(ledger);
+    a.set_source(&src);
+    b.set_sink(&sink);
+    for (int i = 0; i < 2000; ++i) src.q.push_back(roce_frame(ledger, 64, i));
+    sc_spawn([&a] { a.kick(); });
+    sc_start();
+    EXPECT_EQ(ledger.sent(), 2000u);
+    EXPECT_EQ(ledger.delivered() + ledger.dropped(packet::DropReason::link_loss), 2000u);
+    return ledger.dropped(packet::DropReason::link_loss);
+  };
+  const uint64_t lost = run(7);
+  // Binomial(2000, 0.25): mean 500, sd 19.4; 5 sd either side.
+  EXPECT_GT(lost, 403u);
+  EXPECT_LT(lost, 597u);
+}

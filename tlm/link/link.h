@@ -1,0 +1,61 @@
+// A full-duplex cable between two MACs: each direction adds the propagation
+// delay (length x delay per metre, exact in ps) and may lose frames with a
+// configured probability (for loss-recovery experiments).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <systemc>
+
+#include "core/rng.h"
+#include "link/ledger.h"
+#include "link/protocol.h"
+
+namespace rocesim::link {
+
+struct LinkConfig {
+  uint64_t rate_bps = 100000000000ull;  // both ends run at this rate
+  uint64_t length_mm = 2000;            // cable length in millimetres
+  uint64_t delay_per_m_ps = 5000;       // propagation, about 5 ns/m in fibre or copper
+  double loss = 0.0;                    // probability a frame is lost, per direction
+  uint64_t delay_ps() const { return length_mm * delay_per_m_ps / 1000; }
+};
+
+class Link : public sc_core::sc_module {
+ public:
+  // Direction a->b: MAC a's tx binds to a_in; b_out binds to MAC b's rx. And back.
+  pkt_target_socket a_in, b_in;
+  pkt_initiator_socket a_out, b_out;
+
+  Link(sc_core::sc_module_name name, const LinkConfig& cfg, Ledger& ledger, uint64_t seed);
+
+  const LinkConfig& config() const { return m_cfg; }
+  uint64_t frames(int dir) const { return m_frames[dir]; }
+  uint64_t lost(int dir) const { return m_lost[dir]; }
+
+ private:
+  // One direction's forward interface.
+  class Dir : public PacketTargetBase, public PacketInitiatorBase {
+   public:
+    Dir(Link& l, int d) : m_link(l), m_dir(d) {}
+    void b_transport(packet::Packet& p, sc_core::sc_time& delay) override;
+   private:
+    Link& m_link;
+    int m_dir;
+  };
+
+  LinkConfig m_cfg;
+  Ledger& m_ledger;
+  core::Rng m_rng;
+  sc_core::sc_time m_delay;
+  Dir m_ab{*this, 0}, m_ba{*this, 1};
+  uint64_t m_frames[2] = {0, 0};
+  uint64_t m_lost[2] = {0, 0};
+};
+
+// Bind two MACs through a link.
+class Mac;
+void connect(Mac& a, Link& l, Mac& b);
+
+}  // namespace rocesim::link

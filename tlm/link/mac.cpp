@@ -1,0 +1,84 @@
+#include "link/mac.h"
+
+#include "core/time.h"
+
+namespace rocesim::link {
+
+using namespace sc_core;
+
+Mac::Mac(sc_module_name name, uint32_t port, const MacConfig& cfg, Ledger& ledger)
+    : sc_module(name), tx("tx"), rx("rx"), m_port(port), m_cfg(cfg), m_ledger(ledger) {
+  tx.bind(static_cast<pkt_bw_if&>(*this));
+  rx.bind(static_cast<pkt_fw_if&>(*this));
+  SC_METHOD(on_tx_done);
+  sensitive << m_tx_done_ev;
+  dont_initialize();
+  SC_METHOD(on_rx);
+  sensitive << m_rx_ev;
+  dont_initialize();
+}
+
+void Mac::kick() {
+  if (!m_tx_busy && !m_in_start) try_start();
+}
+
+void Mac::try_start() {
+  if (!m_source) return;
+  m_in_start = true;  // the source may kick() again from inside pull_frame
+  packet::Packet* p = m_source->pull_frame(m_port);
+  m_in_start = false;
+  if (!p) return;
+
+  const uint64_t t0 = core::now_ps();
+  const uint32_t frame = p->frame_len();
+  const uint64_t last_bit = core::serialization_ps(packet::kPreambleSfdBytes + frame, m_cfg.rate_bps);
+  const uint64_t busy = core::serialization_ps(p->wire_bytes(), m_cfg.rate_bps);
+  m_tx_busy = true;
+  ++m_stats.tx_frames;
+  m_stats.tx_bytes += frame;
+  m_stats.tx_busy_ps += busy;
+  if (m_tx_pcap) m_tx_pcap->write(t0, *p);
+  m_tx_done_ev.notify(core::ps(busy));
+  sc_time d = core::ps(last_bit);
+  tx->b_transport(*p, d);  // ownership passes to the link
+}
+
+void Mac::on_tx_done() {
+  m_ledger.count_event();
+  m_tx_busy = false;
+  try_start();
+}
+
+void Mac::b_transport(packet::Packet& p, sc_time& delay) {
+  const uint64_t last = core::now_ps() + core::to_ps(delay);
+  const uint64_t first = last - core::serialization_ps(packet::kPreambleSfdBytes + p.frame_len(), m_cfg.rate_bps);
+  if (m_rx_fifo.empty()) m_rx_ev.notify(delay);
+  m_rx_fifo.push_back(Arrival{&p, last, first});
+}
+
+void Mac::on_rx() {
+  m_ledger.count_event();
+  const uint64_t now = core::now_ps();
+  while (!m_rx_fifo.empty() && m_rx_fifo.front().last_bit_ps <= now) {
+    Arrival a = m_rx_fifo.front();
+    m_rx_fifo.pop_front();
+    if (m_rx_pcap) m_rx_pcap->write(a.first_bit_ps, *a.p);
+    ++m_stats.rx_frames;
+    m_stats.rx_bytes += a.p->frame_len();
+    const packet::DropReason why = packet::parse(*a.p, m_cfg.checks);
+    if (why != packet::DropReason::none) {
+      ++m_stats.rx_dropped;
+      m_ledger.drop(a.p, why);
+      continue;
+    }
+    a.p->ingress_port = m_port;
+    if (m_sink) {
+      m_sink->on_frame(m_port, a.p, a.first_bit_ps);
+    } else {
+      m_ledger.drop(a.p, packet::DropReason::no_route);
+    }
+  }
+  if (!m_rx_fifo.empty()) m_rx_ev.notify(core::ps(m_rx_fifo.front().last_bit_ps - now));
+}
+
+}  // namespace rocesim::link

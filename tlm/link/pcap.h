@@ -1,0 +1,42 @@
+// Nanosecond pcap writer (magic 0xa1b23c4d, LINKTYPE_ETHERNET).
+// Records hold the frame without FCS (as a capturing NIC delivers it) and are
+// time-stamped at the first bit of the frame on the wire, truncated to the ns.
+// The file is written as NAME.partial and renamed to NAME by close(), so an
+// interrupted run never leaves a capture that looks complete.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "packet/packet.h"
+
+namespace rocesim::link {
+
+class PcapWriter {
+ public:
+  explicit PcapWriter(std::string path);
+  ~PcapWriter();
+  PcapWriter(const PcapWriter&) = delete;
+  PcapWriter& operator=(const PcapWriter&) = delete;
+
+  // Opens NAME.partial and writes the global header; false (with errno set) on failure.
+  bool open();
+  void write(uint64_t ts_ps, const packet::Packet& p);
+  // Flushes, closes and renames to the final name. Returns false on an I/O error.
+  bool close();
+
+  const std::string& path() const { return m_path; }
+  uint64_t records() const { return m_records; }
+
+ private:
+  std::string m_path;
+  std::FILE* m_file = nullptr;
+  std::vector<uint8_t> m_scratch;  // one frame, reused
+  std::vector<char> m_iobuf;
+  uint64_t m_records = 0;
+  bool m_error = false;
+};
+
+}  // namespace rocesim::link
