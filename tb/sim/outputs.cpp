@@ -1,0 +1,155 @@
+#include "sim/outputs.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "core/time.h"
+
+namespace rocesim::sim {
+
+bool write_file_atomic(const std::string& path, const std::string& content) {
+  const std::string tmp = path + ".partial";
+  {
+    std::ofstream o(tmp, std::ios::binary | std::ios::trunc);
+    if (!o) return false;
+    o.write(content.data(), static_cast<std::streamsize>(content.size()));
+    o.flush();
+    if (!o) return false;
+  }
+  return std::rename(tmp.c_str(), path.c_str()) == 0;
+}
+
+std::string ps_to_ns_text(uint64_t ps) {
+  char b[40];
+  std::snprintf(b, sizeof b, "%" PRIu64 ".%03" PRIu64, ps / 1000, ps % 1000);
+  return b;
+}
+
+namespace {
+
+std::string json_str(const std::string& s) {
+  std::string o = "\"";
+  for (char c : s) {
+    switch (c) {
+      case '"': o += "\\\""; break;
+      case '\\': o += "\\\\"; break;
+      case '\n': o += "\\n"; break;
+      case '\t': o += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char b[8];
+          std::snprintf(b, sizeof b, "\\u%04x", c);
+          o += b;
+        } else {
+          o += c;
+        }
+    }
+  }
+  return o + "\"";
+}
+
+std::string num(double v) {
+  char b[40];
+  std::snprintf(b, sizeof b, "%.6g", v);
+  return b;
+}
+
+uint64_t ideal_fct_ps(const Fabric& f, const host::FlowRecord& r) {
+  const link::LinkConfig& l = f.scenario().links.link;
+  const uint64_t bottleneck = std::min(r.rate_bps, l.rate_bps);
+  // Every frame's wire time at the bottleneck, less the last frame's IFG (the
+  // flow ends with its last bit), plus the cable: exact for an isolated flow.
+  const uint64_t bytes = r.wire_bytes_sent > packet::kIfgBytes ? r.wire_bytes_sent - packet::kIfgBytes : 0;
+  return core::serialization_ps(bytes, bottleneck) + l.delay_ps();
+}
+
+}  // namespace
+
+std::string summary_json(const Fabric& f, const RunResult& r) {
+  const Scenario& s = f.scenario();
+  const link::Ledger& L = f.ledger();
+  std::ostringstream o;
+  o << "{\n";
+  o << "  \"schema_version\": " << kSummarySchemaVersion << ",\n";
+  o << "  \"tool\": \"rocesim " << ROCESIM_VERSION << "\",\n";
+  o << "  \"scenario\": " << json_str(s.name) << ",\n";
+  o << "  \"config_file\": " << json_str(s.file) << ",\n";
+  o << "  \"seed\": " << s.seed << ",\n";
+  o << "  \"sim_time_ns\": " << ps_to_ns_text(r.sim_time_ps) << ",\n";
+  o << "  \"wall_time_s\": " << num(r.wall_time_s) << ",\n";
+  o << "  \"events\": " << r.events << ",\n";
+  o << "  \"link_hops\": " << r.link_hops << ",\n";
+  o << "  \"link_hops_per_wall_s\": " << num(r.wall_time_s > 0 ? static_cast<double>(r.link_hops) / r.wall_time_s : 0)
+    << ",\n";
+  o << "  \"packets\": {\"sent\": " << r.sent << ", \"delivered\": " << r.delivered << ", \"dropped\": " << r.dropped
+    << ", \"in_flight_at_end\": " << r.in_flight << "},\n";
+  o << "  \"conservation_ok\": " << (r.conserved ? "true" : "false") << ",\n";
+  o << "  \"drops_by_reason\": {";
+  bool first = true;
+  for (size_t i = 1; i < static_cast<size_t>(packet::DropReason::count_); ++i) {
+    const auto why = static_cast<packet::DropReason>(i);
+    o << (first ? "" : ", ") << json_str(packet::drop_reason_name(why)) << ": " << L.dropped(why);
+    first = false;
+  }
+  o << "},\n";
+  uint64_t completed = 0, bytes = 0, psn_errors = 0;
+  for (const auto& fr : f.flows()) {
+    completed += fr.done();
+    bytes += fr.bytes_received;
+    psn_errors += fr.psn_errors;
+  }
+  o << "  \"flows\": {\"total\": " << f.flows().size() << ", \"completed\": " << completed
+    << ", \"payload_bytes_delivered\": " << bytes << ", \"psn_errors\": " << psn_errors << "},\n";
+  o << "  \"ports\": [";
+  first = true;
+  for (const auto& h : f.hosts()) {
+    const link::MacStats& st = h->mac.stats();
+    const double util = r.sim_time_ps ? static_cast<double>(st.tx_busy_ps) / static_cast<double>(r.sim_time_ps) : 0.0;
+    o << (first ? "\n" : ",\n") << "    {\"node\": " << json_str(h->basename()) << ", \"port\": 0, \"rate_bps\": "
+      << h->mac.rate_bps() << ", \"tx_frames\": " << st.tx_frames << ", \"tx_bytes\": " << st.tx_bytes
+      << ", \"rx_frames\": " << st.rx_frames << ", \"rx_bytes\": " << st.rx_bytes
+      << ", \"rx_dropped\": " << st.rx_dropped << ", \"tx_busy_fraction\": " << num(util) << "}";
+    first = false;
+  }
+  o << "\n  ],\n";
+  o << "  \"links\": [";
+  first = true;
+  for (const auto& l : f.links()) {
+    o << (first ? "\n" : ",\n") << "    {\"name\": " << json_str(l->basename())
+      << ", \"delay_ns\": " << ps_to_ns_text(l->config().delay_ps()) << ", \"frames_ab\": " << l->frames(0)
+      << ", \"frames_ba\": " << l->frames(1) << ", \"lost\": " << (l->lost(0) + l->lost(1)) << "}";
+    first = false;
+  }
+  o << "\n  ]\n";
+  o << "}\n";
+  return o.str();
+}
+
+std::string flows_csv(const Fabric& f) {
+  std::ostringstream o;
+  o << "flow_id,src,dst,src_qp,dst_qp,size_bytes,messages,rate_bps,start_ns,first_tx_ns,finish_ns,fct_ns,"
+       "ideal_fct_ns,slowdown,packets_sent,packets_received,bytes_received,psn_errors,completed\n";
+  for (const auto& r : f.flows()) {
+    const uint64_t ideal = ideal_fct_ps(f, r);
+    o << r.id << ",h" << r.src << ",h" << r.dst << "," << r.src_qp << "," << r.dst_qp << "," << r.total_bytes() << ","
+      << r.messages << "," << r.rate_bps << "," << ps_to_ns_text(r.start_ps) << ","
+      << (r.first_tx_ps == UINT64_MAX ? "" : ps_to_ns_text(r.first_tx_ps)) << ",";
+    if (r.done()) {
+      const uint64_t fct = r.finish_ps - r.start_ps;
+      double slow = ideal ? static_cast<double>(fct) / static_cast<double>(ideal) : 1.0;
+      if (slow < 1.0) slow = 1.0;
+      char b[32];
+      std::snprintf(b, sizeof b, "%.6f", slow);
+      o << ps_to_ns_text(r.finish_ps) << "," << ps_to_ns_text(fct) << "," << ps_to_ns_text(ideal) << "," << b;
+    } else {
+      o << ",," << ps_to_ns_text(ideal) << ",";
+    }
+    o << "," << r.packets_sent << "," << r.packets_received << "," << r.bytes_received << "," << r.psn_errors << ","
+      << (r.done() ? 1 : 0) << "\n";
+  }
+  return o.str();
+}
+
+}  // namespace rocesim::sim

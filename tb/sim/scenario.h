@@ -1,0 +1,68 @@
+// The scenario: one typed tree read once from YAML (plus --set overrides),
+// validated at load. Blocks receive plain structs from it, never YAML.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/config.h"
+#include "link/link.h"
+
+namespace rocesim::sim {
+
+struct SimSection {
+  uint64_t duration_ps = 1000000000;  // 1 ms
+  bool stop_when_done = true;         // end as soon as every flow has completed
+};
+
+struct TopologySection {
+  std::string kind = "direct";        // "direct": hosts h0 and h1 on one link
+  uint32_t hosts = 2;
+};
+
+struct LinksSection {
+  link::LinkConfig link;              // rate, cable length, delay per metre, loss
+  bool check_fcs = true;
+  bool check_icrc = true;
+};
+
+struct HostsSection {
+  uint32_t mtu = 1024;                // RoCE path MTU (IBTA: 256..4096)
+  bool vlan = true;                   // 802.1Q tag carrying the priority in PCP
+  uint32_t pcp = 3;                   // RoCE on priority 3 (seed 000)
+  uint32_t dscp = 26;
+  uint32_t ecn = 2;                   // 2 = ECT(0), 1 = ECT(1), 0 = not-ECT
+};
+
+struct FlowSpec {
+  std::string src, dst;               // host names h<i>
+  uint32_t src_index = 0, dst_index = 0;
+  uint64_t message_bytes = 0;         // size of one RDMA WRITE message
+  uint32_t messages = 1;
+  uint64_t rate_bps = 0;              // open-loop pacing rate
+  uint64_t start_ps = 0;
+  uint64_t total_bytes() const { return message_bytes * messages; }
+};
+
+struct Scenario {
+  std::string file;                   // the YAML it came from
+  std::string name;
+  uint64_t seed = 1;
+  SimSection sim;
+  TopologySection topology;
+  LinksSection links;
+  HostsSection hosts;
+  std::vector<FlowSpec> flows;
+};
+
+// Reads and validates the scenario; throws core::ConfigError on bad input.
+Scenario read_scenario(const core::Config& cfg);
+// The effective configuration, every default spelled out, as YAML text that
+// read_scenario() accepts and that gives the same Scenario.
+std::string emit_resolved(const Scenario& s);
+
+// Host name "h<i>" -> i; false when the name is not of that form.
+bool parse_host_name(const std::string& name, uint32_t& index);
+
+}  // namespace rocesim::sim

@@ -1,0 +1,209 @@
+// The rocesim command line as users and CI call it: outputs, determinism,
+// exit codes and bad-input messages.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <regex>
+
+#include "cli_util.h"
+
+using namespace clitest;
+
+namespace {
+
+std::string default_cfg() { return src_dir() + "/configs/scenarios/default.yaml"; }
+
+// A minimal valid scenario with one line to vary; returns its path.
+std::string write_cfg(const std::string& dir, const std::string& body) {
+  const std::string path = dir + "/scenario.yaml";
+  write_file(path, body);
+  return path;
+}
+
+const char* kValid =
+    "name: t\n"
+    "sim:\n"
+    "  duration: 100us\n"
+    "links:\n"
+    "  rate: 100Gbps\n"
+    "flows:\n"
+    "  - src: h0\n"
+    "    dst: h1\n"
+    "    size: 8KiB\n";
+
+uint64_t json_u64(const std::string& json, const std::string& key) {
+  std::smatch m;
+  const std::regex re("\"" + key + "\": ([0-9]+)");
+  if (!std::regex_search(json, m, re)) return UINT64_MAX;
+  return std::stoull(m[1]);
+}
+
+}  // namespace
+
+TEST(Cli, HelpAndUsageExitCodes) {
+  EXPECT_EQ(rocesim("--help").rc, 0);
+  const Result r = rocesim("run --help");
+  EXPECT_EQ(r.rc, 0);
+  EXPECT_NE(r.out.find("--pcap NODE:PORT"), std::string::npos);
+  EXPECT_EQ(rocesim("validate --help").rc, 0);
+  EXPECT_EQ(rocesim("").rc, 2);
+  EXPECT_EQ(rocesim("frobnicate x.yaml").rc, 2);
+  EXPECT_EQ(rocesim("run " + default_cfg()).rc, 2) << "--out is required";
+  EXPECT_EQ(rocesim("run " + default_cfg() + " --out /tmp/x --seed -1").rc, 2);
+}
+
+TEST(Cli, DefaultScenarioWritesOutputsAndConserves) {
+  const std::string dir = temp_dir() + "/out";
+  const Result r = rocesim("run " + default_cfg() + " --out " + dir);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find(dir + "/summary.json"), std::string::npos) << "prints where the outputs are";
+  const std::string s = slurp(dir + "/summary.json");
+  EXPECT_EQ(json_u64(s, "schema_version"), 1u);
+  EXPECT_EQ(json_u64(s, "seed"), 1u);
+  const uint64_t sent = json_u64(s, "sent"), delivered = json_u64(s, "delivered"), dropped = json_u64(s, "dropped"),
+                 in_flight = json_u64(s, "in_flight_at_end");
+  // 16 x 64 KiB at MTU 1024 = 1024 packets; 64 x 4 KiB = 256 packets.
+  EXPECT_EQ(sent, 1024u + 256u);
+  EXPECT_EQ(sent, delivered + dropped + in_flight);
+  EXPECT_EQ(dropped, 0u);
+  EXPECT_EQ(json_u64(s, "link_hops"), sent);
+  EXPECT_NE(s.find("\"sim_time_ns\": "), std::string::npos);
+  EXPECT_NE(s.find("\"wall_time_s\": "), std::string::npos);
+  EXPECT_GT(json_u64(s, "events"), 0u);
+  EXPECT_TRUE(exists(dir + "/config.resolved.yaml"));
+  const std::string flows = slurp(dir + "/flows.csv");
+  EXPECT_EQ(flows.rfind("flow_id,src,dst,", 0), 0u);
+  EXPECT_EQ(std::count(flows.begin(), flows.end(), '\n'), 3);
+  EXPECT_FALSE(exists(dir + "/summary.json.partial"));
+}
+
+TEST(Cli, IsolatedLineRateFlowFinishesExactlyAtItsIdealTime) {
+  // One 1 MiB message at line rate on an idle link: FCT must equal the sum of
+  // wire times (less the last IFG) plus the cable, to the picosecond.
+  const std::string dir = temp_dir();
+  write_cfg(dir,
+            "name: t\nlinks:\n  rate: 100Gbps\n  cable_m: 3\nhosts:\n  mtu: 4096\n  vlan: false\n"
+            "flows:\n  - src: h0\n    dst: h1\n    size: 1MiB\n    start: 0us\n");
+  const Result r = rocesim("run " + dir + "/scenario.yaml --out " + dir + "/out");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const std::string flows = slurp(dir + "/out/flows.csv");
+  // 256 packets of 4096 B: first WRITE_FIRST has RETH (16 B).
+  // frame = 14 + 20 + 8 + 12 + 4096 + 4 + 4 = 4158 B; first +16 = 4174 B.
+  const uint64_t wire = 255ull * (4158 + 20) + (4174 + 20);
+  const uint64_t ideal_ps = (wire - 12) * 80 + 15000;
+  char expect[64];
+  std::snprintf(expect, sizeof expect, ",%llu.%03llu,%llu.%03llu,1.000000,",
+                static_cast<unsigned long long>(ideal_ps / 1000), static_cast<unsigned long long>(ideal_ps % 1000),
+                static_cast<unsigned long long>(ideal_ps / 1000), static_cast<unsigned long long>(ideal_ps % 1000));
+  EXPECT_NE(flows.find(expect), std::string::npos) << flows << "\nexpected fct,ideal " << expect;
+}
+
+TEST(Cli, SameSeedGivesIdenticalOutputs) {
+  const std::string dir = temp_dir();
+  const std::string a = dir + "/a", b = dir + "/b", c = dir + "/c";
+  ASSERT_EQ(rocesim("run " + default_cfg() + " --out " + a + " --pcap h1:0 --quiet").rc, 0);
+  ASSERT_EQ(rocesim("run " + default_cfg() + " --out " + b + " --pcap h1:0 --quiet").rc, 0);
+  const std::string sa = slurp(a + "/summary.json"), sb = slurp(b + "/summary.json");
+  ASSERT_FALSE(sa.empty());
+  EXPECT_NE(sa, strip_wall(sa)) << "wall-clock fields exist and are stripped";
+  EXPECT_EQ(strip_wall(sa), strip_wall(sb));
+  EXPECT_EQ(slurp(a + "/flows.csv"), slurp(b + "/flows.csv"));
+  EXPECT_EQ(slurp(a + "/config.resolved.yaml"), slurp(b + "/config.resolved.yaml"));
+  EXPECT_EQ(slurp(a + "/pcap/h1-p0-rx.pcap"), slurp(b + "/pcap/h1-p0-rx.pcap"));
+  // A lossy link makes the seed matter: different seeds, different drops.
+  ASSERT_EQ(rocesim("run " + default_cfg() + " --out " + a + " --set links.loss=0.05 --seed 3 --quiet").rc, 0);
+  ASSERT_EQ(rocesim("run " + default_cfg() + " --out " + b + " --set links.loss=0.05 --seed 3 --quiet").rc, 0);
+  ASSERT_EQ(rocesim("run " + default_cfg() + " --out " + c + " --set links.loss=0.05 --seed 4 --quiet").rc, 0);
+  EXPECT_EQ(strip_wall(slurp(a + "/summary.json")), strip_wall(slurp(b + "/summary.json")));
+  EXPECT_NE(strip_wall(slurp(a + "/summary.json")), strip_wall(slurp(c + "/summary.json")));
+  EXPECT_GT(json_u64(slurp(a + "/summary.json"), "link_loss"), 0u);
+}
+
+TEST(Cli, ResolvedConfigReproducesTheRun) {
+  const std::string dir = temp_dir();
+  ASSERT_EQ(rocesim("run " + default_cfg() + " --out " + dir + "/a --set links.rate=400Gbps --seed 9 --quiet").rc, 0);
+  const std::string resolved = slurp(dir + "/a/config.resolved.yaml");
+  EXPECT_NE(resolved.find("rate: 400Gbps"), std::string::npos);
+  EXPECT_NE(resolved.find("seed: 9"), std::string::npos);
+  ASSERT_EQ(rocesim("run " + dir + "/a/config.resolved.yaml --out " + dir + "/b --quiet").rc, 0);
+  EXPECT_EQ(slurp(dir + "/a/flows.csv"), slurp(dir + "/b/flows.csv"));
+  auto without_source = [](std::string t) {
+    const size_t at = t.find("# Generated from ");
+    return at == std::string::npos ? t : t.erase(at, t.find('\n', at) - at);
+  };
+  EXPECT_EQ(without_source(slurp(dir + "/a/config.resolved.yaml")), without_source(slurp(dir + "/b/config.resolved.yaml")))
+      << "the resolved config is a fixed point";
+}
+
+// Each bad input: exit 2, one clear message with FILE:LINE:COL (or the --set
+// argument) and the key path, and no output directory.
+struct BadCase {
+  const char* name;
+  std::string yaml;       // scenario text ("" = use kValid)
+  std::string extra;      // extra CLI arguments
+  std::string expect;     // substring of stderr; "@" is replaced by the config path
+};
+
+void PrintTo(const BadCase& c, std::ostream* os) { *os << c.name; }
+
+class BadInput : public ::testing::TestWithParam<BadCase> {};
+
+TEST_P(BadInput, ExitsTwoWithLocationAndWritesNothing) {
+  const BadCase& c = GetParam();
+  const std::string dir = temp_dir();
+  const std::string cfg = write_cfg(dir, c.yaml.empty() ? kValid : c.yaml);
+  const std::string out = dir + "/out";
+  const Result r = rocesim("run " + cfg + " --out " + out + " " + c.extra);
+  EXPECT_EQ(r.rc, 2) << r.err;
+  std::string expect = c.expect;
+  if (const size_t at = expect.find('@'); at != std::string::npos) expect.replace(at, 1, cfg);
+  EXPECT_NE(r.err.find(expect), std::string::npos) << "stderr: " << r.err << "\nexpected: " << expect;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "one line: " << r.err;
+  EXPECT_FALSE(exists(out)) << "no output directory on bad input";
+  // validate reports the same error.
+  if (c.extra.find("--pcap") == std::string::npos) {
+    const Result v = rocesim("validate " + cfg + " " + c.extra);
+    EXPECT_EQ(v.rc, 2);
+    EXPECT_NE(v.err.find(expect), std::string::npos) << v.err;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, BadInput,
+    ::testing::Values(
+        BadCase{"unknown_key", "name: t\nlinks:\n  rate: 100Gbps\n  rat: 25Gbps\n", "", "@:4:3: key 'links.rat': unknown key"},
+        BadCase{"wrong_type", "name: t\nsim:\n  duration: [1, 2]\n", "", "@:3:13: key 'sim.duration'"},
+        BadCase{"bad_unit", "name: t\nlinks:\n  rate: 100Gbs\n", "", "@:3:9: key 'links.rate'"},
+        BadCase{"bad_size_unit", std::string(kValid) + "    messages: 2\n", "--set flows[0].size=8kb",
+                "--set flows[0].size=8kb: key 'flows[0].size'"},
+        BadCase{"out_of_range", "name: t\nhosts:\n  pcp: 9\n", "", "@:3:8: key 'hosts.pcp'"},
+        BadCase{"bad_mtu", "name: t\nhosts:\n  mtu: 1500\n", "", "@:3:8: key 'hosts.mtu'"},
+        BadCase{"unknown_host", "name: t\nflows:\n  - src: h0\n    dst: h7\n    size: 1KiB\n", "",
+                "@:4:10: key 'flows[0].dst'"},
+        BadCase{"set_bad_unit", "", "--set links.rate=fast", "--set links.rate=fast: key 'links.rate'"},
+        BadCase{"set_unknown_key", "", "--set links.speed=25Gbps", "--set links.speed=25Gbps: key 'links.speed': unknown key"},
+        BadCase{"set_syntax", "", "--set links.rate", "--set links.rate"},
+        BadCase{"yaml_syntax", "name: t\nlinks: [\n", "", "@:3:1"},
+        BadCase{"pcap_unknown_node", "", "--pcap h9:0", "--pcap h9:0: no node 'h9'"},
+        BadCase{"pcap_syntax", "", "--pcap h0", "--pcap h0: expected NODE:PORT"}),
+    [](const ::testing::TestParamInfo<BadCase>& i) { return std::string(i.param.name); });
+
+TEST(Cli, MissingConfigFileIsBadInput) {
+  const std::string dir = temp_dir();
+  const Result r = rocesim("run " + dir + "/nope.yaml --out " + dir + "/out");
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find(dir + "/nope.yaml"), std::string::npos) << r.err;
+  EXPECT_FALSE(exists(dir + "/out"));
+}
+
+TEST(Cli, ValidatePrintsTheEffectiveConfig) {
+  const Result r = rocesim("validate " + default_cfg() + " --set hosts.mtu=4096");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("mtu: 4096"), std::string::npos);
+  EXPECT_NE(r.out.find("rate: 100Gbps"), std::string::npos);
+  // A flow faster than its link is refused with the bound in the link's units.
+  const Result slow = rocesim("validate " + default_cfg() + " --set links.rate=25Gbps");
+  EXPECT_EQ(slow.rc, 2);
+  EXPECT_NE(slow.err.find("key 'flows[0].rate'"), std::string::npos) << slow.err;
+  EXPECT_NE(slow.err.find("25Gbps"), std::string::npos) << slow.err;
+}
