@@ -59,6 +59,7 @@ pk::Packet* Host::make_packet(SendState& s) {
                : last        ? pk::op::kWriteLast
                              : pk::op::kWriteMiddle;
   bth.ackreq = last;  // request an ACK at message end, as RC NICs do
+  bth.pad_count = pk::ib_pad_count(len);  // payload + pad is a multiple of 4 (IBTA 9.2.1)
   bth.dest_qp = r.dst_qp;
   bth.psn = s.psn;
   pk::RethSpec reth;

@@ -106,7 +106,9 @@ std::string summary_json(const Fabric& f, const RunResult& r) {
   first = true;
   for (const auto& h : f.hosts()) {
     const link::MacStats& st = h->mac.stats();
-    const double util = r.sim_time_ps ? static_cast<double>(st.tx_busy_ps) / static_cast<double>(r.sim_time_ps) : 0.0;
+    // A frame still on the wire at the end has committed wire time past the end: cap at 1.
+    double util = r.sim_time_ps ? static_cast<double>(st.tx_busy_ps) / static_cast<double>(r.sim_time_ps) : 0.0;
+    if (util > 1.0) util = 1.0;
     o << (first ? "\n" : ",\n") << "    {\"node\": " << json_str(h->basename()) << ", \"port\": 0, \"rate_bps\": "
       << h->mac.rate_bps() << ", \"tx_frames\": " << st.tx_frames << ", \"tx_bytes\": " << st.tx_bytes
       << ", \"rx_frames\": " << st.rx_frames << ", \"rx_bytes\": " << st.rx_bytes

@@ -53,7 +53,8 @@ inline uint8_t ib_pad_count(uint32_t payload_len) { return uint8_t((4 - (payload
 // build_roce: the opcode decides which extended headers are written (RETH for
 // WRITE FIRST/ONLY and READ REQUEST, AETH for ACK and READ RESPONSE
 // FIRST/LAST/ONLY, zeros for others such as ImmDt/DETH); reth/aeth may be null
-// (fields zero) and are ignored when the opcode carries no such header.
+// (fields zero) and are ignored when the opcode carries no such header. An
+// opcode parse() rejects (bad_bth) is built with no extended header.
 // payload_len is the message payload; bth.pad_count zero bytes follow it
 // (p.payload_len = payload_len + pad_count; meta.l4_payload_len = payload_len).
 void build_roce(Packet& p, const EthSpec& eth, const Ipv4Spec& ip, uint16_t udp_sport, const BthSpec& bth,

@@ -14,10 +14,17 @@ struct ParseOptions {
 };
 
 // Parse p's bytes into p.meta. Returns DropReason::none on success.
+// Order: runt (< 64 B) -> truncated, FCS, Ethernet/VLAN, IPv4, UDP, BTH and
+// extended headers, CM MAD, ICRC. All headers must lie in hdr[0, hdr_len);
+// a RoCEv2 datagram must end exactly at hdr_len + payload_len + trailer_len.
+// An IP total length that disagrees with the frame gives bad_ip_header.
+// meta holds whatever was parsed before a failure.
 DropReason parse(Packet& p, const ParseOptions& opt = {});
 
 // Parse a raw frame without FCS (as in a pcap record): bytes [0, len).
-// Does not check an FCS. Fills meta; returns the reason on failure.
+// Does not check an FCS nor the 60 B minimum (host captures show frames
+// unpadded); bytes after a RoCEv2 datagram are accepted only as padding of a
+// 60 B frame. Fills meta; returns the reason on failure.
 DropReason parse_bytes(const uint8_t* bytes, size_t len, Meta& meta, bool check_icrc = true);
 
 }  // namespace rocesim::packet
