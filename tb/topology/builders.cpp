@@ -1,0 +1,137 @@
+#include "topology/builders.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace rocesim::topology {
+
+namespace {
+
+[[noreturn]] void bad_param(const char* builder, const char* key, uint64_t value, const std::string& bound) {
+  throw std::invalid_argument(std::string(builder) + "." + key + " = " + std::to_string(value) + ": " + bound);
+}
+
+void require_count(const char* builder, const char* key, uint64_t value) {
+  if (value < 1) bad_param(builder, key, value, "must be >= 1");
+}
+
+void require_rate(const char* builder, const char* key, uint64_t bps) {
+  if (bps == 0) bad_param(builder, key, bps, "must be > 0 bps");
+}
+
+// Appends nodes and links; node/link order is part of the documented layout.
+struct Build {
+  Topology t;
+
+  void add_hosts(uint32_t n) {
+    for (uint32_t i = 0; i < n; ++i)
+      t.nodes.push_back(Node{"h" + std::to_string(i), Node::host, i, "host", 1, host_ip_of(i)});
+  }
+  // `count` switches of one role; returns the node index of the first.
+  uint32_t add_switches(const std::string& role, uint32_t count, uint32_t ports) {
+    const uint32_t first = static_cast<uint32_t>(t.nodes.size());
+    for (uint32_t i = 0; i < count; ++i) t.nodes.push_back(Node{role + std::to_string(i), Node::sw, i, role, ports, 0});
+    return first;
+  }
+  void link(uint32_t na, uint32_t pa, uint32_t nb, uint32_t pb, uint64_t rate, uint64_t mm) {
+    t.links.push_back(LinkSpec{PortRef{na, pa}, PortRef{nb, pb}, rate, mm});
+  }
+};
+
+}  // namespace
+
+Topology single_switch(const SingleParams& p) {
+  const char* b = "single_switch";
+  require_count(b, "hosts", p.hosts);
+  if (p.hosts > kMaxHosts) bad_param(b, "hosts", p.hosts, "must be <= " + std::to_string(kMaxHosts));
+  require_rate(b, "host_rate", p.host_rate);
+
+  Build bl;
+  bl.t.kind = b;
+  bl.add_hosts(p.hosts);
+  const uint32_t sw = bl.add_switches("sw", 1, p.hosts);
+  for (uint32_t i = 0; i < p.hosts; ++i) bl.link(i, 0, sw, i, p.host_rate, p.cable_mm);
+  finalize(bl.t, p.routes);
+  return std::move(bl.t);
+}
+
+Topology leaf_spine(const LeafSpineParams& p) {
+  const char* b = "leaf_spine";
+  require_count(b, "leaves", p.leaves);
+  require_count(b, "spines", p.spines);
+  require_count(b, "hosts_per_leaf", p.hosts_per_leaf);
+  require_count(b, "links_per_leaf_spine", p.links_per_leaf_spine);
+  require_rate(b, "host_rate", p.host_rate);
+  require_rate(b, "fabric_rate", p.fabric_rate);
+  const uint64_t hosts = static_cast<uint64_t>(p.leaves) * p.hosts_per_leaf;
+  if (hosts > kMaxHosts)
+    throw std::invalid_argument(std::string(b) + ": leaves * hosts_per_leaf = " + std::to_string(hosts) +
+                                " hosts: must be <= " + std::to_string(kMaxHosts));
+  if (p.leaves > kMaxLeaves) bad_param(b, "leaves", p.leaves, "must be <= " + std::to_string(kMaxLeaves));
+  const uint64_t per_leaf = static_cast<uint64_t>(p.spines) * p.links_per_leaf_spine;  // < 2^64
+  // Checked before the product so it cannot overflow (leaves <= kMaxLeaves).
+  if (per_leaf > kMaxFabricLinks || per_leaf * p.leaves > kMaxFabricLinks)
+    throw std::invalid_argument(std::string(b) + ": leaves * spines * links_per_leaf_spine = " +
+                                (per_leaf > kMaxFabricLinks ? std::string("more than ") + std::to_string(kMaxFabricLinks)
+                                                            : std::to_string(per_leaf * p.leaves)) +
+                                " fabric links: must be <= " + std::to_string(kMaxFabricLinks));
+  const uint64_t leaf_ports = p.hosts_per_leaf + per_leaf;
+  if (leaf_ports > kMaxPortsPerNode)
+    throw std::invalid_argument(std::string(b) + ": hosts_per_leaf + spines * links_per_leaf_spine = " +
+                                std::to_string(leaf_ports) + " leaf ports: must be <= " +
+                                std::to_string(kMaxPortsPerNode));
+  const uint64_t spine_ports = static_cast<uint64_t>(p.leaves) * p.links_per_leaf_spine;
+  if (spine_ports > kMaxPortsPerNode)
+    throw std::invalid_argument(std::string(b) + ": leaves * links_per_leaf_spine = " + std::to_string(spine_ports) +
+                                " spine ports: must be <= " + std::to_string(kMaxPortsPerNode));
+
+  const uint32_t L = p.leaves, S = p.spines, H = p.hosts_per_leaf, K = p.links_per_leaf_spine;
+  Build bl;
+  bl.t.kind = b;
+  bl.add_hosts(L * H);
+  const uint32_t leaf0 = bl.add_switches("leaf", L, static_cast<uint32_t>(leaf_ports));
+  const uint32_t spine0 = bl.add_switches("spine", S, L * K);
+  for (uint32_t l = 0; l < L; ++l)
+    for (uint32_t j = 0; j < H; ++j) bl.link(l * H + j, 0, leaf0 + l, j, p.host_rate, p.host_cable_mm);
+  for (uint32_t l = 0; l < L; ++l)
+    for (uint32_t s = 0; s < S; ++s)
+      for (uint32_t k = 0; k < K; ++k)
+        bl.link(leaf0 + l, H + s * K + k, spine0 + s, l * K + k, p.fabric_rate, p.fabric_cable_mm);
+  finalize(bl.t, p.routes);
+  return std::move(bl.t);
+}
+
+Topology fat_tree(const FatTreeParams& p) {
+  const char* b = "fat_tree";
+  if (p.k < 2 || p.k % 2 != 0) bad_param(b, "k", p.k, "must be even and >= 2");
+  const uint64_t k = p.k;
+  // k > 2000 would overflow k^3 in the message's arithmetic; it is far too big anyway.
+  if (k > 2000 || k * k * k / 4 > kMaxHosts)
+    bad_param(b, "k", p.k,
+              (k > 2000 ? std::string("k^3/4 hosts") : "k^3/4 = " + std::to_string(k * k * k / 4) + " hosts") +
+                  ": must be <= " + std::to_string(kMaxHosts) + " (k <= 62)");
+  require_rate(b, "rate", p.rate);
+
+  const uint32_t h = p.k / 2;
+  const uint32_t pods = p.k;
+  Build bl;
+  bl.t.kind = b;
+  bl.add_hosts(pods * h * h);
+  const uint32_t tor0 = bl.add_switches("tor", pods * h, p.k);
+  const uint32_t agg0 = bl.add_switches("agg", pods * h, p.k);
+  const uint32_t core0 = bl.add_switches("core", h * h, p.k);
+  for (uint32_t t = 0; t < pods * h; ++t)
+    for (uint32_t j = 0; j < h; ++j) bl.link(t * h + j, 0, tor0 + t, j, p.rate, p.cable_mm);
+  for (uint32_t t = 0; t < pods * h; ++t) {
+    const uint32_t pod = t / h;
+    for (uint32_t a = 0; a < h; ++a) bl.link(tor0 + t, h + a, agg0 + pod * h + a, t % h, p.rate, p.cable_mm);
+  }
+  for (uint32_t g = 0; g < pods * h; ++g) {
+    const uint32_t pod = g / h;
+    for (uint32_t c = 0; c < h; ++c) bl.link(agg0 + g, h + c, core0 + (g % h) * h + c, pod, p.rate, p.cable_mm);
+  }
+  finalize(bl.t, p.routes);
+  return std::move(bl.t);
+}
+
+}  // namespace rocesim::topology

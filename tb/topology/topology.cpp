@@ -1,0 +1,281 @@
+#include "topology/topology.h"
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+
+namespace rocesim::topology {
+
+namespace {
+
+constexpr uint32_t kInf = 0xffffffffu;
+
+std::string port_text(const Topology& t, PortRef p) {
+  const std::string n = p.node < t.nodes.size() ? t.nodes[p.node].name : "node#" + std::to_string(p.node);
+  return n + ":" + std::to_string(p.port);
+}
+
+[[noreturn]] void bad(const std::string& what) { throw std::invalid_argument("topology: " + what); }
+
+// Interns port sets per switch: identical sets share one group.
+class GroupInterner {
+ public:
+  explicit GroupInterner(std::vector<Group>& out) : m_out(out) {}
+  uint32_t intern(const std::vector<uint32_t>& ports) {
+    auto it = m_ids.find(ports);
+    if (it != m_ids.end()) return it->second;
+    const uint32_t id = static_cast<uint32_t>(m_out.size());
+    m_out.push_back(Group{ports});
+    m_ids.emplace(ports, id);
+    return id;
+  }
+
+ private:
+  std::vector<Group>& m_out;
+  std::map<std::vector<uint32_t>, uint32_t> m_ids;
+};
+
+// Appends the fewest aligned prefixes covering exactly [lo, hi].
+void cover_range(uint32_t lo, uint32_t hi, uint32_t group, std::vector<Route>& out) {
+  uint64_t a = lo;
+  const uint64_t end = static_cast<uint64_t>(hi) + 1;
+  while (a < end) {
+    // Largest block aligned at a that fits in [a, end).
+    uint32_t len = 32;
+    while (len > 0) {
+      const uint64_t size = 1ull << (32 - (len - 1));
+      if ((a & (size - 1)) != 0 || a + size > end) break;
+      --len;
+    }
+    out.push_back(Route{static_cast<uint32_t>(a), static_cast<uint8_t>(len), group});
+    a += 1ull << (32 - len);
+  }
+}
+
+}  // namespace
+
+std::string ip_to_string(uint32_t ip) {
+  return std::to_string(ip >> 24) + "." + std::to_string((ip >> 16) & 255) + "." +
+         std::to_string((ip >> 8) & 255) + "." + std::to_string(ip & 255);
+}
+
+uint32_t Topology::find(const std::string& name) const {
+  auto it = by_name.find(name);
+  return it == by_name.end() ? kNoNode : it->second;
+}
+
+const LinkSpec& Topology::link_at(PortRef p) const {
+  if (p.node >= port_link.size() || p.port >= port_link[p.node].size())
+    throw std::out_of_range("topology: no port " + port_text(*this, p));
+  return links[port_link[p.node][p.port]];
+}
+
+PortRef Topology::peer(PortRef p) const {
+  const LinkSpec& l = link_at(p);
+  return l.a == p ? l.b : l.a;
+}
+
+uint32_t Topology::host_ip(uint32_t i) const {
+  if (i >= hosts.size()) throw std::out_of_range("topology: no host h" + std::to_string(i));
+  return nodes[hosts[i]].ip;
+}
+
+uint32_t Topology::host_by_ip(uint32_t ip) const {
+  // finalize() enforces ip == host_ip_of(index), so the mapping is arithmetic.
+  const uint32_t i = ip - host_ip_of(0);
+  return i < hosts.size() ? i : kNoNode;
+}
+
+uint64_t Topology::mac_of(uint32_t node, uint32_t port) const {
+  if (node >= nodes.size() || port >= nodes[node].ports)
+    throw std::out_of_range("topology: no port " + port_text(*this, PortRef{node, port}));
+  const Node& n = nodes[node];
+  if (n.kind == Node::host) return 0x020000000000ull | n.index;
+  return 0x028000000000ull | (static_cast<uint64_t>(node) << 16) | port;
+}
+
+std::string Topology::summary() const {
+  size_t nroutes = 0;
+  for (const auto& r : routes) nroutes += r.size();
+  return kind + ": " + std::to_string(hosts.size()) + " hosts, " + std::to_string(switches.size()) +
+         " switches, " + std::to_string(links.size()) + " links, " + std::to_string(nroutes) + " routes";
+}
+
+void finalize(Topology& t, RouteStyle style) {
+  if (t.nodes.size() > kMaxNodes)
+    bad(std::to_string(t.nodes.size()) + " nodes: must be <= " + std::to_string(kMaxNodes));
+  t.by_name.clear();
+  t.hosts.clear();
+  t.switches.clear();
+  t.port_link.assign(t.nodes.size(), {});
+  for (uint32_t n = 0; n < t.nodes.size(); ++n) {
+    const Node& nd = t.nodes[n];
+    if (nd.name.empty()) bad("node #" + std::to_string(n) + " has no name");
+    if (!t.by_name.emplace(nd.name, n).second) bad("duplicate node name '" + nd.name + "'");
+    if (nd.ports == 0) bad("node " + nd.name + " has no ports");
+    if (nd.ports > kMaxPortsPerNode)
+      bad("node " + nd.name + " has " + std::to_string(nd.ports) + " ports: must be <= " +
+          std::to_string(kMaxPortsPerNode));
+    if (nd.kind == Node::host) {
+      if (nd.ports != 1) bad("host " + nd.name + " has " + std::to_string(nd.ports) + " ports: must be 1");
+      // Hosts first and in h-order keep node index == h-index, which the
+      // addressing and host_by_ip() rely on.
+      if (nd.index != n || !t.switches.empty())
+        bad("host " + nd.name + " is node #" + std::to_string(n) + " with index " + std::to_string(nd.index) +
+            ": hosts must come first, in index order");
+      if (nd.ip != host_ip_of(nd.index))
+        bad("host " + nd.name + " has ip " + ip_to_string(nd.ip) + ", expected " + ip_to_string(host_ip_of(nd.index)));
+      t.hosts.push_back(n);
+    } else {
+      t.switches.push_back(n);
+    }
+    t.port_link[n].assign(nd.ports, kInf);
+  }
+  if (t.hosts.size() > kMaxHosts)
+    bad(std::to_string(t.hosts.size()) + " hosts: must be <= " + std::to_string(kMaxHosts));
+
+  for (uint32_t li = 0; li < t.links.size(); ++li) {
+    const LinkSpec& l = t.links[li];
+    if (l.rate_bps == 0) bad("link #" + std::to_string(li) + " has rate 0: must be > 0");
+    for (PortRef p : {l.a, l.b}) {
+      if (p.node >= t.nodes.size() || p.port >= t.nodes[p.node].ports)
+        bad("link #" + std::to_string(li) + " ends at nonexistent port " + port_text(t, p));
+      uint32_t& slot = t.port_link[p.node][p.port];
+      if (slot != kInf)
+        bad("port " + port_text(t, p) + " is on links #" + std::to_string(slot) + " and #" + std::to_string(li));
+      slot = li;
+    }
+  }
+  for (uint32_t n = 0; n < t.nodes.size(); ++n)
+    for (uint32_t p = 0; p < t.nodes[n].ports; ++p)
+      if (t.port_link[n][p] == kInf) bad("port " + port_text(t, PortRef{n, p}) + " is not connected");
+
+  generate_routes(t, style);
+}
+
+void generate_routes(Topology& t, RouteStyle style) {
+  const uint32_t nn = static_cast<uint32_t>(t.nodes.size());
+  if (t.port_link.size() != nn) bad("generate_routes() needs a finalized topology");
+  const uint64_t host_routes = static_cast<uint64_t>(t.switches.size()) * t.hosts.size();
+  if (style == RouteStyle::automatic)
+    style = host_routes <= kAutoPerHostRoutes ? RouteStyle::per_host : RouteStyle::aggregated;
+  if (style == RouteStyle::per_host && host_routes > kMaxPerHostRoutes)
+    bad("per_host routes: " + std::to_string(t.switches.size()) + " switches x " + std::to_string(t.hosts.size()) +
+        " hosts = " + std::to_string(host_routes) + " routes: must be <= " + std::to_string(kMaxPerHostRoutes) +
+        " (use aggregated)");
+  t.route_style = style;
+  t.routes.assign(nn, {});
+  t.groups.assign(nn, {});
+
+  // Distance to a host h is 1 + distance to the switch it hangs off (its only
+  // neighbour), and hosts never forward. So every host on the same switch has
+  // the same next-hop set everywhere except at that switch itself, and one
+  // BFS per such "attachment" switch over the switch-only graph gives the
+  // general per-host shortest-path ECMP sets exactly.
+  std::vector<uint32_t> attach_of_host(t.hosts.size(), kNoNode);  // index into `attach`, or kNoNode
+  std::vector<uint32_t> attach;                                  // attachment switches, first-seen order
+  std::vector<uint32_t> attach_id(nn, kNoNode);
+  for (uint32_t i = 0; i < t.hosts.size(); ++i) {
+    const PortRef up = t.peer(PortRef{t.hosts[i], 0});
+    if (t.nodes[up.node].kind != Node::sw) continue;  // host-to-host cable: nothing to route
+    if (attach_id[up.node] == kNoNode) {
+      attach_id[up.node] = static_cast<uint32_t>(attach.size());
+      attach.push_back(up.node);
+    }
+    attach_of_host[i] = attach_id[up.node];
+  }
+
+  // Switch-only adjacency: (port, peer switch) per switch, flat.
+  std::vector<uint32_t> sw_ord(nn, kNoNode);
+  for (uint32_t s = 0; s < t.switches.size(); ++s) sw_ord[t.switches[s]] = s;
+  const uint32_t ns = static_cast<uint32_t>(t.switches.size());
+  std::vector<uint32_t> adj_begin(ns + 1, 0);
+  std::vector<std::pair<uint32_t, uint32_t>> adj;  // (local port, peer switch ordinal)
+  for (uint32_t s = 0; s < ns; ++s) {
+    const uint32_t n = t.switches[s];
+    for (uint32_t p = 0; p < t.nodes[n].ports; ++p) {
+      const PortRef q = t.peer(PortRef{n, p});
+      if (t.nodes[q.node].kind == Node::sw) adj.emplace_back(p, sw_ord[q.node]);
+    }
+    adj_begin[s + 1] = static_cast<uint32_t>(adj.size());
+  }
+
+  std::vector<GroupInterner> interners;
+  interners.reserve(ns);
+  for (uint32_t s = 0; s < ns; ++s) interners.emplace_back(t.groups[t.switches[s]]);
+
+  // toward[a * ns + s]: group at switch s toward hosts on attachment switch a.
+  std::vector<uint32_t> toward(static_cast<size_t>(attach.size()) * ns, kNoRoute);
+  std::vector<uint32_t> dist(ns);
+  std::vector<uint32_t> queue(ns);
+  std::vector<uint32_t> ports;
+  for (uint32_t a = 0; a < attach.size(); ++a) {
+    std::fill(dist.begin(), dist.end(), kInf);
+    const uint32_t src = sw_ord[attach[a]];
+    size_t head = 0, tail = 0;
+    dist[src] = 0;
+    queue[tail++] = src;
+    while (head < tail) {
+      const uint32_t s = queue[head++];
+      for (uint32_t e = adj_begin[s]; e < adj_begin[s + 1]; ++e) {
+        const uint32_t q = adj[e].second;
+        if (dist[q] == kInf) {
+          dist[q] = dist[s] + 1;
+          queue[tail++] = q;
+        }
+      }
+    }
+    // Visit in BFS order so group numbering is deterministic and tidy.
+    for (size_t qi = 1; qi < tail; ++qi) {
+      const uint32_t s = queue[qi];
+      ports.clear();
+      for (uint32_t e = adj_begin[s]; e < adj_begin[s + 1]; ++e)
+        if (dist[adj[e].second] + 1 == dist[s]) ports.push_back(adj[e].first);
+      // adj is in port order, so `ports` is already sorted.
+      toward[static_cast<size_t>(a) * ns + s] = interners[s].intern(ports);
+    }
+  }
+
+  // Hosts in address order, for the aggregated style's runs.
+  std::vector<uint32_t> by_addr(t.hosts.size());
+  for (uint32_t i = 0; i < by_addr.size(); ++i) by_addr[i] = i;
+  std::sort(by_addr.begin(), by_addr.end(),
+            [&](uint32_t x, uint32_t y) { return t.nodes[t.hosts[x]].ip < t.nodes[t.hosts[y]].ip; });
+
+  std::vector<uint32_t> group_of(t.hosts.size());
+  for (uint32_t s = 0; s < ns; ++s) {
+    const uint32_t n = t.switches[s];
+    for (uint32_t i = 0; i < t.hosts.size(); ++i) {
+      const uint32_t a = attach_of_host[i];
+      if (a == kNoNode) {
+        group_of[i] = kNoRoute;
+      } else if (attach[a] == n) {
+        group_of[i] = interners[s].intern({t.peer(PortRef{t.hosts[i], 0}).port});
+      } else {
+        group_of[i] = toward[static_cast<size_t>(a) * ns + s];
+      }
+    }
+    std::vector<Route>& out = t.routes[n];
+    if (style == RouteStyle::per_host) {
+      for (uint32_t i = 0; i < t.hosts.size(); ++i)
+        if (group_of[i] != kNoRoute) out.push_back(Route{t.nodes[t.hosts[i]].ip, 32, group_of[i]});
+    } else {
+      size_t i = 0;
+      while (i < by_addr.size()) {
+        const uint32_t g = group_of[by_addr[i]];
+        const uint32_t lo = t.nodes[t.hosts[by_addr[i]]].ip;
+        uint32_t hi = lo;
+        size_t j = i + 1;
+        while (j < by_addr.size() && group_of[by_addr[j]] == g && hi != 0xffffffffu &&
+               t.nodes[t.hosts[by_addr[j]]].ip == hi + 1) {
+          ++hi;
+          ++j;
+        }
+        if (g != kNoRoute) cover_range(lo, hi, g, out);
+        i = j;
+      }
+    }
+  }
+}
+
+}  // namespace rocesim::topology
