@@ -52,33 +52,47 @@ void Mac::on_tx_done() {
 void Mac::b_transport(packet::Packet& p, sc_time& delay) {
   const uint64_t last = core::now_ps() + core::to_ps(delay);
   const uint64_t first = last - core::serialization_ps(packet::kPreambleSfdBytes + p.frame_len(), m_cfg.rate_bps);
-  if (m_rx_fifo.empty()) m_rx_ev.notify(delay);
-  m_rx_fifo.push_back(Arrival{&p, last, first});
+  const uint64_t at = m_cfg.deliver_at_header
+                          ? first + core::serialization_ps(packet::kPreambleSfdBytes + p.hdr_len, m_cfg.rate_bps)
+                          : last;
+  if (m_sink && m_sink->early_handoff()) {
+    // Same checks and counters as on arrival, done now; the sink times itself.
+    if (m_rx_pcap) m_rx_pcap->write(first, p);
+    if (accept(p)) m_sink->on_frame_early(m_port, &p, first, at);
+    return;
+  }
+  if (m_rx_fifo.empty()) m_rx_ev.notify(core::ps(at - core::now_ps()));
+  m_rx_fifo.push_back(Arrival{&p, at, first});
+}
+
+bool Mac::accept(packet::Packet& p) {
+  ++m_stats.rx_frames;
+  m_stats.rx_bytes += p.frame_len();
+  const packet::DropReason why = packet::parse(p, m_cfg.checks);
+  if (why != packet::DropReason::none) {
+    ++m_stats.rx_dropped;
+    m_ledger.drop(&p, why);
+    return false;
+  }
+  p.ingress_port = m_port;
+  return true;
 }
 
 void Mac::on_rx() {
   m_ledger.count_event();
   const uint64_t now = core::now_ps();
-  while (!m_rx_fifo.empty() && m_rx_fifo.front().last_bit_ps <= now) {
+  while (!m_rx_fifo.empty() && m_rx_fifo.front().deliver_ps <= now) {
     Arrival a = m_rx_fifo.front();
     m_rx_fifo.pop_front();
     if (m_rx_pcap) m_rx_pcap->write(a.first_bit_ps, *a.p);
-    ++m_stats.rx_frames;
-    m_stats.rx_bytes += a.p->frame_len();
-    const packet::DropReason why = packet::parse(*a.p, m_cfg.checks);
-    if (why != packet::DropReason::none) {
-      ++m_stats.rx_dropped;
-      m_ledger.drop(a.p, why);
-      continue;
-    }
-    a.p->ingress_port = m_port;
+    if (!accept(*a.p)) continue;
     if (m_sink) {
       m_sink->on_frame(m_port, a.p, a.first_bit_ps);
     } else {
       m_ledger.drop(a.p, packet::DropReason::no_route);
     }
   }
-  if (!m_rx_fifo.empty()) m_rx_ev.notify(core::ps(m_rx_fifo.front().last_bit_ps - now));
+  if (!m_rx_fifo.empty()) m_rx_ev.notify(core::ps(m_rx_fifo.front().deliver_ps - now));
 }
 
 }  // namespace rocesim::link

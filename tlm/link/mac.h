@@ -34,14 +34,31 @@ class TxSource {
 class RxSink {
  public:
   virtual ~RxSink() = default;
-  // A good frame whose last bit arrived now; its first bit arrived at first_bit_ps.
+  // A good frame whose last bit arrived now (or, for a MAC that delivers at
+  // the header, whose headers did); its first bit arrived at first_bit_ps.
   // The sink owns the frame and must deliver, forward or drop it.
   virtual void on_frame(uint32_t port, packet::Packet* p, uint64_t first_bit_ps) = 0;
+
+  // Early hand-off: a sink that schedules its own processing (a switch
+  // pipeline, which acts a fixed number of cycles after arrival) can take
+  // frames when they enter the cable instead of when they arrive, saving the
+  // MAC's arrival event. `arrive_ps` is the future time at which the frame's
+  // last bit (or, with deliver_at_header, its headers) arrives; the sink must
+  // not act on the frame before then. Checks have already run.
+  virtual bool early_handoff() const { return false; }
+  virtual void on_frame_early(uint32_t port, packet::Packet* p, uint64_t first_bit_ps, uint64_t arrive_ps) {
+    (void)port, (void)p, (void)first_bit_ps, (void)arrive_ps;
+  }
 };
 
 struct MacConfig {
   uint64_t rate_bps = 100000000000ull;
   packet::ParseOptions checks;  // what the receive side verifies
+  // Hand frames to the sink once their headers (hdr_len bytes) have arrived
+  // instead of after the last bit: for cut-through switching. The checks
+  // still run on the whole frame (the model has all its bytes); a real
+  // cut-through switch would forward a bad frame and stomp its FCS.
+  bool deliver_at_header = false;
 };
 
 struct MacStats {
@@ -78,10 +95,12 @@ class Mac : public sc_core::sc_module, public PacketTargetBase, public PacketIni
  private:
   struct Arrival {
     packet::Packet* p;
-    uint64_t last_bit_ps;
+    uint64_t deliver_ps;  // last bit, or end of the headers with deliver_at_header
     uint64_t first_bit_ps;
   };
   void try_start();
+  // Receive checks and counters; drops the frame (false) when it fails them.
+  bool accept(packet::Packet& p);
   void on_tx_done();
   void on_rx();
 

@@ -1,0 +1,103 @@
+// Packet buffer memory: the switch's shared cell SRAM as a memory-mapped
+// TLM-2.0 target (generic payload, base protocol).
+//
+// The memory holds total_cells cells of cell_bytes each; cell c lives at
+// address c * cell_bytes. A packet occupies ceil(frame bytes / cell_bytes)
+// cells linked into a chain through a next-cell pointer memory, as in a
+// linked-list queue manager; alloc() and free() manage the free-cell list.
+//
+// Writes and reads go through `tsck` as generic-payload transactions whose
+// address is the packet's head cell and whose data are the packet's real
+// header bytes (the payload is held as a length, so it moves no bytes). The
+// CellCount extension tells the target how many cells the transaction
+// covers: every one of them costs bandwidth. The memory writes
+// write_cells_per_cycle and reads read_cells_per_cycle cells per core-clock
+// cycle; a transaction is served in arrival order in the first cycles with
+// free capacity, and its annotated delay is the time until its last cell is
+// done. So a burst from many ports contends for bandwidth, and no process
+// wakes per cycle (the calendar is two counters per direction).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_target_socket.h>
+
+#include "core/time.h"
+
+namespace rocesim::buffer {
+
+struct BufferConfig {
+  uint32_t cell_bytes = 256;
+  uint32_t total_cells = 65536;          // 16 MiB of 256 B cells
+  uint32_t write_cells_per_cycle = 8;
+  uint32_t read_cells_per_cycle = 8;
+  uint64_t clock_period_ps = 1000;       // the switch core clock
+};
+
+// Generic-payload extension: cells covered by a packet transaction, and how
+// far ahead of now the initiator issued it (an egress scheduler reads the
+// next packet's cells ahead of the port's frame boundary: lead_ps).
+struct CellCount : tlm::tlm_extension<CellCount> {
+  uint32_t cells = 1;
+  uint64_t lead_ps = 0;
+  tlm::tlm_extension_base* clone() const override { return new CellCount(*this); }
+  void copy_from(const tlm::tlm_extension_base& e) override {
+    cells = static_cast<const CellCount&>(e).cells;
+    lead_ps = static_cast<const CellCount&>(e).lead_ps;
+  }
+};
+
+struct BufferStats {
+  uint64_t write_cells = 0, read_cells = 0;
+  uint64_t write_wait_ps = 0, read_wait_ps = 0;  // time transactions waited for bandwidth
+  uint32_t used_cells = 0, peak_cells = 0;
+  uint64_t alloc_failures = 0;
+};
+
+inline constexpr uint32_t kNoCell = 0xffffffffu;
+
+class PacketBuffer : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_target_socket<PacketBuffer> tsck;
+
+  PacketBuffer(sc_core::sc_module_name name, const BufferConfig& cfg);
+
+  uint32_t cells_for(uint32_t bytes) const { return (bytes + m_cfg.cell_bytes - 1) / m_cfg.cell_bytes; }
+  // Takes `cells` cells off the free list and links them; returns the head, or kNoCell.
+  uint32_t alloc(uint32_t cells);
+  // Returns a chain of `cells` cells starting at head to the free list.
+  void free(uint32_t head, uint32_t cells);
+  uint32_t free_cells() const { return m_free_count; }
+  uint32_t next_cell(uint32_t c) const { return m_next[c]; }
+
+  const BufferConfig& config() const { return m_cfg; }
+  const BufferStats& stats() const { return m_stats; }
+
+  // Bandwidth calendar: the time (ps) at which `cells` cells requested at t_ps are done.
+  uint64_t reserve_write(uint64_t t_ps, uint32_t cells) { return reserve(m_wr, m_cfg.write_cells_per_cycle, t_ps, cells, m_stats.write_wait_ps); }
+  uint64_t reserve_read(uint64_t t_ps, uint32_t cells) { return reserve(m_rd, m_cfg.read_cells_per_cycle, t_ps, cells, m_stats.read_wait_ps); }
+
+ private:
+  struct Calendar {
+    uint64_t cycle = 0;      // the cycle being filled
+    uint32_t used = 0;       // cells already served in that cycle
+  };
+  uint64_t reserve(Calendar& c, uint32_t per_cycle, uint64_t t_ps, uint32_t cells, uint64_t& wait_ps);
+  void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  unsigned int transport_dbg(tlm::tlm_generic_payload& gp);
+  // Copies len bytes between data and the chain starting at head.
+  void copy_chain(uint32_t head, uint8_t* data, uint32_t len, bool write);
+
+  BufferConfig m_cfg;
+  std::vector<uint8_t> m_mem;     // total_cells * cell_bytes
+  std::vector<uint32_t> m_next;   // next-cell pointers (chains and the free list)
+  uint32_t m_free_head = kNoCell;
+  uint32_t m_free_count = 0;
+  Calendar m_wr, m_rd;
+  BufferStats m_stats;
+};
+
+}  // namespace rocesim::buffer
