@@ -1,0 +1,364 @@
+#include "switch/switch.h"
+
+#include <algorithm>
+#include <functional>
+#include <stdexcept>
+
+namespace rocesim::sw {
+
+using namespace sc_core;
+namespace pk = rocesim::packet;
+
+namespace {
+
+pk::DropReason drop_reason(mmu::Verdict v) {
+  switch (v) {
+    case mmu::Verdict::drop_ingress_limit: return pk::DropReason::ingress_limit;
+    case mmu::Verdict::drop_egress_limit: return pk::DropReason::egress_limit;
+    case mmu::Verdict::drop_pool_full: return pk::DropReason::pool_full;
+    case mmu::Verdict::drop_headroom_overflow: return pk::DropReason::headroom_overflow;
+    default: return pk::DropReason::none;
+  }
+}
+
+buffer::BufferConfig with_clock(buffer::BufferConfig b, uint64_t period) {
+  b.clock_period_ps = period;
+  return b;
+}
+
+uint32_t mix32(uint32_t h) {  // murmur3 fmix32: full avalanche of the 5-tuple
+  h ^= h >> 16;
+  h *= 0x85ebca6bu;
+  h ^= h >> 13;
+  h *= 0xc2b2ae35u;
+  h ^= h >> 16;
+  return h;
+}
+
+}  // namespace
+
+Switch::Switch(sc_module_name name, const SwitchConfig& cfg, const RouteLookup& routes, link::Ledger& ledger)
+    : sc_module(name),
+      buf_isck("buf_isck"),
+      buffer("buffer", with_clock(cfg.buffer, cfg.clock_period_ps)),
+      m_cfg(cfg),
+      m_routes(routes),
+      m_ledger(ledger),
+      m_mmu(cfg.mmu) {
+  const size_t n = cfg.port_rates.size();
+  if (cfg.mmu.ports.size() != n) throw std::invalid_argument("MMU configuration has a different number of ports");
+  buf_isck.bind(buffer.tsck);
+  m_egress.resize(n);
+  m_queues.resize(n * 8);
+  m_staged.resize(n);
+  m_qstats.resize(n * 8);
+  m_pgstats.resize(n * 8);
+  m_wake_at.assign(n, UINT64_MAX);
+  for (size_t i = 0; i < n; ++i) {
+    link::MacConfig mc;
+    mc.rate_bps = cfg.port_rates[i];
+    mc.checks = cfg.checks;
+    mc.deliver_at_header = cfg.cut_through;
+    ports.push_back(std::make_unique<link::Mac>(("p" + std::to_string(i)).c_str(), static_cast<uint32_t>(i), mc, ledger));
+    m_egress[i].sw = this;
+    m_egress[i].port = static_cast<uint32_t>(i);
+    ports[i]->set_sink(this);
+    ports[i]->set_source(&m_egress[i]);
+  }
+  m_pending.reserve(256);
+  m_wakes.reserve(256);
+  m_gp.set_extension(&m_cc);
+  m_gp.set_streaming_width(0);
+  m_gp.set_byte_enable_ptr(nullptr);
+  m_gp.set_dmi_allowed(false);
+
+  SC_METHOD(on_admit);
+  sensitive << m_admit_ev;
+  dont_initialize();
+  SC_METHOD(on_egress_wake);
+  sensitive << m_wake_ev;
+  dont_initialize();
+}
+
+Switch::~Switch() { m_gp.clear_extension(&m_cc); }
+
+uint8_t Switch::traffic_class(const pk::Meta& m) const {
+  const bool ip = m.kind == pk::FrameKind::roce || m.kind == pk::FrameKind::cnp || m.kind == pk::FrameKind::cm ||
+                  m.kind == pk::FrameKind::ipv4_other;
+  if (m_cfg.qos.trust_dscp && ip) return m_cfg.qos.dscp_to_tc[m.dscp & 63];
+  return m.has_vlan ? m_cfg.qos.pcp_to_tc[m.pcp & 7] : 0;
+}
+
+uint32_t Switch::hash5(const pk::Meta& m) const {
+  uint32_t h = m_cfg.hash_seed;
+  h = mix32(h ^ m.src_ip);
+  h = mix32(h ^ m.dst_ip);
+  h = mix32(h ^ (uint32_t(m.proto) << 16 | m.sport));
+  h = mix32(h ^ m.dport);
+  return h;
+}
+
+void Switch::on_frame(uint32_t port, pk::Packet* p, uint64_t first_bit_ps) {
+  on_frame_early(port, p, first_bit_ps, core::now_ps());
+}
+
+void Switch::on_frame_early(uint32_t port, pk::Packet* p, uint64_t first_bit_ps, uint64_t arrive_ps) {
+  const uint64_t now = arrive_ps;
+  const uint64_t last = first_bit_ps + core::serialization_ps(pk::kPreambleSfdBytes + p->frame_len(),
+                                                              m_cfg.port_rates[port]);
+  const uint64_t front = cycles(m_cfg.cycles.parser + m_cfg.cycles.lookup + m_cfg.cycles.mmu);
+  Pending e;
+  e.p = p;
+  e.last_bit_ps = last;
+  e.cut_through = m_cfg.cut_through && now < last;
+  // Cut-through: now is when the header is in. Store-and-forward: the last bit.
+  e.ready_ps = align(e.cut_through ? now : last) + front;
+  schedule_ingress(e);
+}
+
+void Switch::schedule_ingress(const Pending& e0) {
+  Pending e = e0;
+  e.seq = m_seq++;
+  const bool earliest = m_pending.empty() || e.ready_ps < m_pending.front().ready_ps;
+  m_pending.push_back(e);
+  std::push_heap(m_pending.begin(), m_pending.end(), std::greater<Pending>());
+  if (earliest) m_admit_ev.notify(core::ps(e.ready_ps - core::now_ps()));
+}
+
+void Switch::on_admit() {
+  m_ledger.count_event();
+  const uint64_t now = core::now_ps();
+  while (!m_pending.empty() && m_pending.front().ready_ps <= now) {
+    std::pop_heap(m_pending.begin(), m_pending.end(), std::greater<Pending>());
+    const Pending e = m_pending.back();
+    m_pending.pop_back();
+    admit(e);
+  }
+  if (!m_pending.empty()) m_admit_ev.notify(core::ps(m_pending.front().ready_ps - now));
+}
+
+void Switch::drop(pk::Packet* p, pk::DropReason why) {
+  ++m_drops[static_cast<size_t>(why)];
+  m_ledger.drop(p, why);
+}
+
+void Switch::touch_queue(QueueStats& s) {
+  const uint64_t now = core::now_ps();
+  const uint64_t dt = now - s.last_change_ps;
+  s.area_cells += static_cast<long double>(s.depth_cells) * dt;
+  s.area_bytes += static_cast<long double>(s.depth_bytes) * dt;
+  s.last_change_ps = now;
+}
+
+void Switch::touch_pg(PgStats& s) {
+  const uint64_t now = core::now_ps();
+  s.area_cells += static_cast<long double>(s.cells) * (now - s.last_change_ps);
+  s.last_change_ps = now;
+}
+
+void Switch::admit(const Pending& e) {
+  pk::Packet* p = e.p;
+  const pk::Meta& m = p->meta;
+  const uint32_t in = p->ingress_port;
+  const uint64_t now = core::now_ps();
+
+  const bool ipv4 = m.kind != pk::FrameKind::unknown && m.kind != pk::FrameKind::pfc;
+  const uint32_t g = ipv4 ? m_routes.lookup(m.dst_ip) : kNoRoute;
+  if (g == kNoRoute || g >= m_cfg.groups.size() || m_cfg.groups[g].empty()) {
+    drop(p, pk::DropReason::no_route);
+    return;
+  }
+  const std::vector<uint16_t>& members = m_cfg.groups[g];
+  const uint32_t out = members.size() == 1 ? members[0] : members[hash5(m) % members.size()];
+  const uint8_t tc = traffic_class(m);
+  const uint8_t q = m_cfg.qos.tc_to_queue[tc] & 7;
+  const uint8_t pg = m_cfg.qos.tc_to_pg[tc] & 7;
+  const uint32_t qi = out * 8 + q;
+
+  if (e.cut_through) {
+    // Cut through only into an idle egress with nothing queued ahead, at the
+    // same or a lower speed (a faster egress would underrun).
+    const bool idle = !ports[out]->tx_busy() && !m_staged[out].valid && m_queues[qi].empty();
+    if (!idle || m_cfg.port_rates[out] > m_cfg.port_rates[in]) {
+      Pending saf = e;
+      saf.cut_through = false;
+      saf.ready_ps = align(e.last_bit_ps) + cycles(m_cfg.cycles.parser + m_cfg.cycles.lookup + m_cfg.cycles.mmu);
+      schedule_ingress(saf);
+      return;
+    }
+  }
+
+  const uint32_t bytes = p->frame_len();
+  const uint32_t cells = m_mmu.cells_for(bytes);
+  mmu::AdmitOp op;
+  op.in_port = static_cast<uint16_t>(in);
+  op.pg = pg;
+  op.out_port = static_cast<uint16_t>(out);
+  op.queue = q;
+  op.cells = cells;
+  op.lossless = m_cfg.mmu.ports[in].pgs[pg].lossless;
+  const mmu::AdmitResult r = m_mmu.admit(op);
+  PgStats& ps = m_pgstats[in * 8 + pg];
+  ++ps.in_packets;
+  ps.in_bytes += bytes;
+  if (!r.admitted()) {
+    drop(p, drop_reason(r.verdict));
+    return;
+  }
+  const uint32_t head = buffer.alloc(cells);
+  if (head == buffer::kNoCell) {  // cannot happen while the MMU's ingress view fits the buffer
+    m_mmu.release(mmu::ReleaseOp::of(r.charge));
+    drop(p, pk::DropReason::pool_full);
+    return;
+  }
+  touch_pg(ps);
+  ps.cells = r.pg.total();
+  ps.peak_cells = std::max(ps.peak_cells, ps.cells);
+
+  // Write the header bytes into the cells; the whole packet's cells cost bandwidth.
+  m_gp.set_command(tlm::TLM_WRITE_COMMAND);
+  m_gp.set_address(static_cast<uint64_t>(head) * m_cfg.buffer.cell_bytes);
+  m_gp.set_data_ptr(p->hdr);
+  m_gp.set_data_length(p->hdr_len);
+  m_gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  m_cc.cells = e.cut_through ? 1 : cells;  // cut-through forwards once the first cell is written
+  m_cc.lead_ps = 0;
+  sc_time d = SC_ZERO_TIME;
+  buf_isck->b_transport(m_gp, d);
+  if (!m_gp.is_response_ok()) SC_REPORT_ERROR("rocesim/switch", "packet buffer write failed");
+  if (e.cut_through) {
+    // The rest of the packet's cells still use write bandwidth as they arrive.
+    if (cells > 1) buffer.reserve_write(now + core::to_ps(d), cells - 1);
+    ++m_cut_through;
+  }
+  const uint32_t rcells = e.cut_through ? 1 : cells;
+  const uint32_t read_cycles = (rcells + m_cfg.buffer.read_cells_per_cycle - 1) / m_cfg.buffer.read_cells_per_cycle;
+  const uint64_t eligible = now + core::to_ps(d) + cycles(m_cfg.cycles.egress + read_cycles);
+
+  QueueStats& qs = m_qstats[qi];
+  touch_queue(qs);
+  ++qs.enq_packets;
+  qs.enq_bytes += bytes;
+  ++qs.depth_packets;
+  qs.depth_bytes += bytes;
+  qs.depth_cells += cells;
+  qs.peak_bytes = std::max(qs.peak_bytes, qs.depth_bytes);
+  qs.peak_cells = std::max(qs.peak_cells, qs.depth_cells);
+  m_queues[qi].push_back(Queued{p, eligible, head, cells, r.charge});
+  schedule_wake(out, eligible);
+}
+
+void Switch::schedule_wake(uint32_t port, uint64_t t_ps) {
+  if (t_ps >= m_wake_at[port]) return;  // an earlier wake will look again
+  // A busy port pulls again when its frame ends; that pull schedules a wake if
+  // nothing is eligible by then. So only an idle port needs one now.
+  if (ports[port]->tx_busy() && !m_staged[port].valid) return;
+  m_wake_at[port] = t_ps;
+  const bool earliest = m_wakes.empty() || t_ps < m_wakes.front().first;
+  m_wakes.emplace_back(t_ps, port);
+  std::push_heap(m_wakes.begin(), m_wakes.end(), std::greater<>());
+  if (earliest) m_wake_ev.notify(core::ps(t_ps - core::now_ps()));
+}
+
+void Switch::on_egress_wake() {
+  m_ledger.count_event();
+  const uint64_t now = core::now_ps();
+  while (!m_wakes.empty() && m_wakes.front().first <= now) {
+    std::pop_heap(m_wakes.begin(), m_wakes.end(), std::greater<>());
+    const auto [t, port] = m_wakes.back();
+    m_wakes.pop_back();
+    if (m_wake_at[port] == t) m_wake_at[port] = UINT64_MAX;
+    ports[port]->kick();
+  }
+  if (!m_wakes.empty()) m_wake_ev.notify(core::ps(m_wakes.front().first - now));
+}
+
+pk::Packet* Switch::pull(uint32_t port) {
+  const uint64_t now = core::now_ps();
+  Staged& st = m_staged[port];
+  if (st.valid) {
+    if (st.ready_ps > now) return nullptr;  // its read is still in progress; a wake is pending
+    st.valid = false;
+    return st.q.p;
+  }
+  // Strict priority: the highest queue with an eligible head.
+  uint64_t earliest = UINT64_MAX;
+  int chosen = -1;
+  for (int q = 7; q >= 0; --q) {
+    core::Ring<Queued>& r = m_queues[port * 8 + q];
+    if (r.empty()) continue;
+    if (r.front().eligible_ps <= now) {
+      chosen = q;
+      break;
+    }
+    earliest = std::min(earliest, r.front().eligible_ps);
+  }
+  if (chosen < 0) {
+    if (earliest != UINT64_MAX) schedule_wake(port, earliest);
+    return nullptr;
+  }
+  const uint32_t qi = port * 8 + static_cast<uint32_t>(chosen);
+  const Queued e = m_queues[qi].front();
+  m_queues[qi].pop_front();
+  m_mmu.release(mmu::ReleaseOp::of(e.charge));
+  PgStats& ps = m_pgstats[e.charge.in_port * 8 + e.charge.pg];
+  touch_pg(ps);
+  ps.cells = m_mmu.pg_state(e.charge.in_port, e.charge.pg).total();
+
+  const uint32_t bytes = e.p->frame_len();
+  QueueStats& qs = m_qstats[qi];
+  touch_queue(qs);
+  ++qs.deq_packets;
+  qs.deq_bytes += bytes;
+  --qs.depth_packets;
+  qs.depth_bytes -= bytes;
+  qs.depth_cells -= e.cells;
+
+  // Read the header bytes back out of the cells. The scheduler issued the read
+  // `read` cycles ahead (the packet became eligible only after them), so an
+  // uncontended read is already done now.
+  const uint32_t read_cycles = (e.cells + m_cfg.buffer.read_cells_per_cycle - 1) / m_cfg.buffer.read_cells_per_cycle;
+  m_gp.set_command(tlm::TLM_READ_COMMAND);
+  m_gp.set_address(static_cast<uint64_t>(e.head_cell) * m_cfg.buffer.cell_bytes);
+  m_gp.set_data_ptr(e.p->hdr);
+  m_gp.set_data_length(e.p->hdr_len);
+  m_gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  m_cc.cells = e.cells;
+  m_cc.lead_ps = std::min<uint64_t>(cycles(read_cycles), now);
+  sc_time d = SC_ZERO_TIME;
+  buf_isck->b_transport(m_gp, d);
+  if (!m_gp.is_response_ok()) SC_REPORT_ERROR("rocesim/switch", "packet buffer read failed");
+  buffer.free(e.head_cell, e.cells);
+  if (d == SC_ZERO_TIME) return e.p;
+  st.q = e;
+  st.ready_ps = now + core::to_ps(d);
+  st.valid = true;
+  schedule_wake(port, st.ready_ps);
+  return nullptr;
+}
+
+QueueStats Switch::queue_stats_now(uint32_t port, uint32_t q) const {
+  QueueStats s = m_qstats[port * 8 + q];
+  const uint64_t dt = core::now_ps() - s.last_change_ps;
+  s.area_cells += static_cast<long double>(s.depth_cells) * dt;
+  s.area_bytes += static_cast<long double>(s.depth_bytes) * dt;
+  s.last_change_ps = core::now_ps();
+  return s;
+}
+
+PgStats Switch::pg_stats_now(uint32_t port, uint32_t pg) const {
+  PgStats s = m_pgstats[port * 8 + pg];
+  s.area_cells += static_cast<long double>(s.cells) * (core::now_ps() - s.last_change_ps);
+  s.last_change_ps = core::now_ps();
+  return s;
+}
+
+size_t Switch::frames_held() const {
+  size_t n = m_pending.size();
+  for (const auto& q : m_queues) n += q.size();
+  for (const auto& s : m_staged) n += s.valid;
+  for (const auto& p : ports) n += p->frames_held();
+  return n;
+}
+
+}  // namespace rocesim::sw

@@ -1,0 +1,200 @@
+// The switch chip: N ports with per-port speed, an ingress pipeline timed in
+// core-clock cycles, a shared-buffer MMU, the packet buffer memory, egress
+// queues and a scheduler feeding each egress MAC.
+//
+// Path of a packet (store-and-forward):
+//   ingress MAC (last bit in at t_in)
+//   -> parser, forwarding lookup, MMU admission: at align_up(t_in) + (parser +
+//      lookup + mmu) cycles the MMU admits or drops it (with its reason)
+//   -> packet buffer write: header bytes into the packet's cells over the
+//      buffer's TLM socket; done after ceil(cells / write_cells_per_cycle)
+//      cycles, later when other ports' writes contend for the same cycles
+//   -> egress queue (port, queue): eligible after egress + read cycles more
+//   -> scheduler (strict priority, highest queue first) when the port is free
+//   -> buffer read (header bytes back out of the cells; the read is issued
+//      `read` cycles ahead so an idle port sees no bubble; contention delays it)
+//   -> egress MAC serializes.
+// So on an idle switch the first bit leaves at
+//   align_up(t_in) + (parser + lookup + mmu + ceil(c/W) + egress + ceil(c/R)) * period.
+// Cut-through (option): when the header has arrived, the egress port is idle
+// with an empty queue and no slower than the ingress, the same pipeline starts
+// from the header's arrival instead of the last bit; otherwise the packet
+// falls back to store-and-forward.
+//
+// No process wakes per cycle: one method handles admissions in time order
+// (a heap of ready times), one handles egress wake-ups.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <systemc>
+#include <tlm_utils/simple_initiator_socket.h>
+
+#include "buffer/buffer.h"
+#include "core/ring.h"
+#include "core/time.h"
+#include "link/ledger.h"
+#include "link/mac.h"
+#include "mmu/mmu.h"
+
+namespace rocesim::sw {
+
+inline constexpr uint32_t kNoRoute = 0xffffffffu;
+
+// Longest-prefix-match lookup: destination IPv4 -> next-hop group, or kNoRoute.
+class RouteLookup {
+ public:
+  virtual ~RouteLookup() = default;
+  virtual uint32_t lookup(uint32_t dst_ip) const = 0;
+};
+
+struct PipelineCycles {
+  uint32_t parser = 4;
+  uint32_t lookup = 6;
+  uint32_t mmu = 4;
+  uint32_t egress = 6;  // queueing and scheduling after the buffer write
+};
+
+// DSCP or PCP -> traffic class -> queue and PG (SONiC DSCP_TO_TC_MAP,
+// TC_TO_QUEUE_MAP, TC_TO_PRIORITY_GROUP_MAP).
+struct QosConfig {
+  bool trust_dscp = true;  // false: trust the 802.1Q PCP (untagged frames use TC 0)
+  std::array<uint8_t, 64> dscp_to_tc{};
+  std::array<uint8_t, 8> pcp_to_tc{0, 1, 2, 3, 4, 5, 6, 7};
+  std::array<uint8_t, 8> tc_to_queue{0, 1, 2, 3, 4, 5, 6, 7};
+  std::array<uint8_t, 8> tc_to_pg{0, 1, 2, 3, 4, 5, 6, 7};
+};
+
+struct SwitchConfig {
+  uint64_t clock_period_ps = 1000;
+  PipelineCycles cycles;
+  bool cut_through = false;
+  std::vector<uint64_t> port_rates;     // one per port
+  buffer::BufferConfig buffer;          // clock_period_ps is taken from above
+  mmu::Config mmu;                      // ports sized to port_rates
+  QosConfig qos;
+  packet::ParseOptions checks;
+  std::vector<std::vector<uint16_t>> groups;  // next-hop groups: egress ports
+  uint32_t hash_seed = 0;
+};
+
+// Per egress (port, queue) statistics.
+struct QueueStats {
+  uint64_t enq_packets = 0, enq_bytes = 0;
+  uint64_t deq_packets = 0, deq_bytes = 0;
+  uint32_t depth_packets = 0;
+  uint64_t depth_bytes = 0;
+  uint32_t depth_cells = 0;
+  uint64_t peak_bytes = 0;
+  uint32_t peak_cells = 0;
+  // Time integrals of depth (for averages): sum of depth * dt, and the last change.
+  long double area_cells = 0, area_bytes = 0;
+  uint64_t last_change_ps = 0;
+};
+
+// Per ingress (port, PG) statistics (cells are the MMU's view).
+struct PgStats {
+  uint64_t in_packets = 0, in_bytes = 0;
+  uint32_t peak_cells = 0;
+  long double area_cells = 0;
+  uint64_t last_change_ps = 0;
+  uint32_t cells = 0;
+};
+
+class Switch : public sc_core::sc_module, public link::RxSink {
+ public:
+  tlm_utils::simple_initiator_socket<Switch> buf_isck;
+  buffer::PacketBuffer buffer;
+  std::vector<std::unique_ptr<link::Mac>> ports;
+
+  SC_HAS_PROCESS(Switch);
+  // Throws std::invalid_argument when the MMU configuration is invalid.
+  Switch(sc_core::sc_module_name name, const SwitchConfig& cfg, const RouteLookup& routes, link::Ledger& ledger);
+  ~Switch() override;
+
+  void on_frame(uint32_t port, packet::Packet* p, uint64_t first_bit_ps) override;
+  // The pipeline acts a fixed number of cycles after arrival, so it takes
+  // frames from its MACs early and schedules them itself (one event per frame
+  // instead of two).
+  bool early_handoff() const override { return true; }
+  void on_frame_early(uint32_t port, packet::Packet* p, uint64_t first_bit_ps, uint64_t arrive_ps) override;
+
+  const SwitchConfig& config() const { return m_cfg; }
+  const mmu::Mmu& mmu() const { return m_mmu; }
+  size_t num_ports() const { return ports.size(); }
+  const QueueStats& queue_stats(uint32_t port, uint32_t q) const { return m_qstats[port * 8 + q]; }
+  // Statistics with the time integrals brought up to now.
+  QueueStats queue_stats_now(uint32_t port, uint32_t q) const;
+  PgStats pg_stats_now(uint32_t port, uint32_t pg) const;
+  uint64_t dropped(packet::DropReason r) const { return m_drops[static_cast<size_t>(r)]; }
+  uint64_t cut_through_packets() const { return m_cut_through; }
+  // Frames inside the switch: waiting for admission, queued, or staged for a port.
+  size_t frames_held() const;
+  // Traffic class of a parsed frame (the QoS map).
+  uint8_t traffic_class(const packet::Meta& m) const;
+
+ private:
+  struct Pending {  // a frame between its arrival and its admission
+    uint64_t ready_ps;
+    uint64_t seq;
+    packet::Packet* p;
+    uint64_t last_bit_ps;
+    bool cut_through;
+    bool operator>(const Pending& o) const { return ready_ps != o.ready_ps ? ready_ps > o.ready_ps : seq > o.seq; }
+  };
+  struct Queued {
+    packet::Packet* p;
+    uint64_t eligible_ps;
+    uint32_t head_cell;
+    uint32_t cells;
+    mmu::Charge charge;
+  };
+  struct Egress : link::TxSource {
+    Switch* sw = nullptr;
+    uint32_t port = 0;
+    packet::Packet* pull_frame(uint32_t) override { return sw->pull(port); }
+  };
+  struct Staged {
+    Queued q{};
+    uint64_t ready_ps = 0;
+    bool valid = false;
+  };
+
+  void on_admit();
+  void on_egress_wake();
+  void admit(const Pending& e);
+  packet::Packet* pull(uint32_t port);
+  void schedule_ingress(const Pending& e);
+  void schedule_wake(uint32_t port, uint64_t t_ps);
+  void drop(packet::Packet* p, packet::DropReason why);
+  void touch_queue(QueueStats& s);
+  void touch_pg(PgStats& s);
+  uint32_t hash5(const packet::Meta& m) const;
+  uint64_t cycles(uint64_t n) const { return n * m_cfg.clock_period_ps; }
+  uint64_t align(uint64_t t) const { return (t + m_cfg.clock_period_ps - 1) / m_cfg.clock_period_ps * m_cfg.clock_period_ps; }
+
+  SwitchConfig m_cfg;
+  const RouteLookup& m_routes;
+  link::Ledger& m_ledger;
+  mmu::Mmu m_mmu;
+  std::vector<Egress> m_egress;
+  std::vector<core::Ring<Queued>> m_queues;  // port * 8 + queue
+  std::vector<Staged> m_staged;              // per port
+  std::vector<QueueStats> m_qstats;
+  std::vector<PgStats> m_pgstats;
+  std::vector<Pending> m_pending;            // min-heap on ready time
+  std::vector<std::pair<uint64_t, uint32_t>> m_wakes;  // min-heap (time, port)
+  std::vector<uint64_t> m_wake_at;           // per port: earliest pending wake, or UINT64_MAX
+  uint64_t m_seq = 0;
+  uint64_t m_cut_through = 0;
+  sc_core::sc_event m_admit_ev, m_wake_ev;
+  std::array<uint64_t, static_cast<size_t>(packet::DropReason::count_)> m_drops{};
+  tlm::tlm_generic_payload m_gp;
+  buffer::CellCount m_cc;
+};
+
+}  // namespace rocesim::sw
