@@ -166,12 +166,13 @@ int run_main(int argc, char** argv) {
   try {
     std::unique_ptr<core::Config> cfg = core::Config::load_file(a.config);
     for (const std::string& s : a.sets) cfg->apply_set(s);
+    // --seed before reading: generated traffic (permutations) draws from it.
+    if (a.has_seed) cfg->apply_set("seed=" + std::to_string(a.seed));
     scen = sim::read_scenario(*cfg);
   } catch (const core::ConfigError& e) {
     std::cerr << "rocesim: " << e.what() << "\n";
     return kBadInput;
   }
-  if (a.has_seed) scen.seed = a.seed;
 
   std::vector<sim::PcapRequest> pcaps;
   for (const std::string& p : a.pcaps) {
@@ -204,14 +205,14 @@ int run_main(int argc, char** argv) {
     std::cerr << "rocesim: --out " << a.out << ": cannot create directory " << why << "\n";
     return kBadInput;
   }
-  if (!fabric.open_pcaps(pcaps, a.out + "/pcap", why)) {
+  if (!fabric.open_pcaps(pcaps, a.out + "/pcap", why) || !fabric.open_time_series(a.out, why)) {
     std::cerr << "rocesim: " << why << "\n";
     return kFail;
   }
 
   // 4. Simulate.
   const sim::RunResult res = fabric.run();
-  bool io_ok = fabric.close_pcaps();
+  bool io_ok = fabric.close_streams();
   io_ok = sim::write_file_atomic(a.out + "/config.resolved.yaml", sim::emit_resolved(scen)) && io_ok;
   io_ok = sim::write_file_atomic(a.out + "/flows.csv", sim::flows_csv(fabric)) && io_ok;
   io_ok = sim::write_file_atomic(a.out + "/summary.json", sim::summary_json(fabric, res)) && io_ok;
@@ -231,6 +232,7 @@ int run_main(int argc, char** argv) {
               << "\n"
               << "  outputs: " << a.out << "/summary.json, " << a.out << "/flows.csv, " << a.out
               << "/config.resolved.yaml";
+    if (!fabric.switches().empty() && scen.stats.interval_ps) std::cout << ", " << a.out << "/queues.csv";
     if (!pcaps.empty()) std::cout << ", " << a.out << "/pcap/";
     std::cout << "\n";
   }

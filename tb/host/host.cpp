@@ -123,7 +123,7 @@ pk::Packet* Host::pull_frame(uint32_t) {
   return nullptr;
 }
 
-void Host::on_frame(uint32_t, pk::Packet* p, uint64_t) {
+void Host::on_frame(uint32_t, pk::Packet* p, uint64_t first_bit_ps) {
   const pk::Meta& m = p->meta;
   if (m.kind != pk::FrameKind::roce || m.dst_ip != m_cfg.ip) {
     ++m_unexpected;
@@ -138,6 +138,7 @@ void Host::on_frame(uint32_t, pk::Packet* p, uint64_t) {
   }
   RecvState& st = m_recv[idx];
   FlowRecord& r = *st.rec;
+  if (r.first_rx_ps == UINT64_MAX) r.first_rx_ps = first_bit_ps;
   if (m.psn != st.expected_psn) ++r.psn_errors;
   st.expected_psn = (m.psn + 1) & 0xffffff;
   ++r.packets_received;

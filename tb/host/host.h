@@ -35,6 +35,7 @@ struct FlowRecord {
   uint64_t psn_errors = 0;             // packets whose PSN was not the expected one
   uint64_t messages_received = 0;
   uint64_t finish_ps = UINT64_MAX;     // last bit of the last byte in; UINT64_MAX if not done
+  uint64_t first_rx_ps = UINT64_MAX;   // first bit of the first packet at the receiver
   uint64_t total_bytes() const { return message_bytes * messages; }
   bool done() const { return finish_ps != UINT64_MAX; }
 };

@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cinttypes>
 #include <cstring>
 
 #include "core/time.h"
@@ -9,9 +10,6 @@
 namespace rocesim::sim {
 
 using namespace sc_core;
-
-uint32_t host_ip(uint32_t index) { return 0x0A000000u + index + 1; }
-packet::Mac host_mac(uint32_t index) { return 0x020000000000ull | (static_cast<uint64_t>(index) & 0xffffffull); }
 
 bool parse_pcap_request(const std::string& arg, PcapRequest& out, std::string& why) {
   const size_t colon = arg.rfind(':');
@@ -34,32 +32,84 @@ bool parse_pcap_request(const std::string& arg, PcapRequest& out, std::string& w
   return true;
 }
 
-Fabric::Fabric(sc_module_name name, const Scenario& s) : sc_module(name), m_s(s), m_pool(1024), m_ledger(m_pool) {
+namespace {
+
+host::HostConfig host_config(const Scenario& s, uint32_t i, uint32_t ip, packet::Mac mac, uint64_t rate) {
   host::HostConfig hc;
+  hc.index = i;
+  hc.ip = ip;
+  hc.mac = mac;
   hc.mtu = s.hosts.mtu;
   hc.vlan = s.hosts.vlan;
   hc.pcp = static_cast<uint8_t>(s.hosts.pcp);
   hc.dscp = static_cast<uint8_t>(s.hosts.dscp);
   hc.ecn = static_cast<uint8_t>(s.hosts.ecn);
-  hc.port.rate_bps = s.links.link.rate_bps;
+  hc.port.rate_bps = rate;
   hc.port.checks.check_fcs = s.links.check_fcs;
   hc.port.checks.check_icrc = s.links.check_icrc;
-  for (uint32_t i = 0; i < s.topology.hosts; ++i) {
-    hc.index = i;
-    hc.ip = host_ip(i);
-    hc.mac = host_mac(i);
-    m_hosts.push_back(std::make_unique<host::Host>(("h" + std::to_string(i)).c_str(), hc, m_ledger));
-    m_hosts.back()->set_listener(this);
+  return hc;
+}
+
+}  // namespace
+
+Fabric::Fabric(sc_module_name name, const Scenario& s) : sc_module(name), m_s(s), m_pool(1024), m_ledger(m_pool) {
+  const topology::Topology& T = m_s.topo;
+  if (m_s.topology.kind == "direct") {
+    for (uint32_t i = 0; i < 2; ++i) {
+      m_hosts.push_back(std::make_unique<host::Host>(
+          ("h" + std::to_string(i)).c_str(),
+          host_config(m_s, i, topology::host_ip_of(i), 0x020000000000ull | i, m_s.links.link.rate_bps), m_ledger));
+    }
+    m_links.push_back(std::make_unique<link::Link>("link_h0_h1", m_s.links.link, m_ledger, m_s.seed));
+    link::connect(m_hosts[0]->mac, *m_links[0], m_hosts[1]->mac);
+  } else {
+    // Modules per node, in node order (hosts first).
+    std::vector<sw::Switch*> sw_of(T.nodes.size(), nullptr);
+    m_sw_index.assign(T.nodes.size(), -1);
+    for (uint32_t n = 0; n < T.nodes.size(); ++n) {
+      const topology::Node& node = T.nodes[n];
+      if (node.kind == topology::Node::host) {
+        const uint64_t rate = T.link_at({n, 0}).rate_bps;
+        m_hosts.push_back(std::make_unique<host::Host>(
+            node.name.c_str(), host_config(m_s, node.index, node.ip, T.mac_of(n, 0), rate), m_ledger));
+        continue;
+      }
+      std::vector<uint64_t> rates(node.ports);
+      for (uint32_t p = 0; p < node.ports; ++p) rates[p] = T.link_at({n, p}).rate_bps;
+      // Validated in read_scenario: cannot fail here.
+      sw::SwitchConfig c = make_switch_config(m_s.sw, rates);  // validated in read_scenario
+      // Switches check the FCS of every frame but not the ICRC: the ICRC is
+      // end-to-end (IBTA), verified by the receiving NIC.
+      c.checks.check_fcs = m_s.links.check_fcs;
+      c.checks.check_icrc = false;
+      if (c.hash_seed == 0) c.hash_seed = static_cast<uint32_t>(core::fnv1a64(node.name) ^ m_s.seed);
+      for (const topology::Group& g : T.groups[n]) c.groups.emplace_back(g.ports.begin(), g.ports.end());
+      m_routes.push_back(std::make_unique<TopoRoutes>(T.routes[n]));
+      m_switches.push_back(std::make_unique<sw::Switch>(node.name.c_str(), c, *m_routes.back(), m_ledger));
+      sw_of[n] = m_switches.back().get();
+      m_sw_index[n] = static_cast<int>(m_switches.size() - 1);
+    }
+    auto mac_at = [&](topology::PortRef r) -> link::Mac& {
+      if (sw_of[r.node]) return *sw_of[r.node]->ports[r.port];
+      return m_hosts[T.nodes[r.node].index]->mac;
+    };
+    for (const topology::LinkSpec& l : T.links) {
+      link::LinkConfig lc = m_s.links.link;
+      lc.rate_bps = l.rate_bps;
+      lc.length_mm = l.length_mm;
+      const std::string lname = "link_" + T.nodes[l.a.node].name + "_" + std::to_string(l.a.port) + "_" +
+                                T.nodes[l.b.node].name + "_" + std::to_string(l.b.port);
+      m_links.push_back(std::make_unique<link::Link>(lname.c_str(), lc, m_ledger, m_s.seed));
+      link::connect(mac_at(l.a), *m_links.back(), mac_at(l.b));
+    }
   }
-  // "direct": h0 <-> h1 on one cable.
-  m_links.push_back(std::make_unique<link::Link>("link_h0_h1", s.links.link, m_ledger, s.seed));
-  link::connect(m_hosts[0]->mac, *m_links[0], m_hosts[1]->mac);
+  for (auto& h : m_hosts) h->set_listener(this);
 
   // Flow records live in a vector sized once, so hosts may keep pointers.
-  m_flows.resize(s.flows.size());
+  m_flows.resize(m_s.flows.size());
   std::vector<uint32_t> next_qp(m_hosts.size(), host::kFirstQp);
-  for (size_t i = 0; i < s.flows.size(); ++i) {
-    const FlowSpec& fs = s.flows[i];
+  for (size_t i = 0; i < m_s.flows.size(); ++i) {
+    const FlowSpec& fs = m_s.flows[i];
     host::FlowRecord& r = m_flows[i];
     r.id = static_cast<uint32_t>(i);
     r.src = fs.src_index;
@@ -72,41 +122,108 @@ Fabric::Fabric(sc_module_name name, const Scenario& s) : sc_module(name), m_s(s)
     r.dst_qp = next_qp[r.dst]++;
   }
   for (host::FlowRecord& r : m_flows) {
-    m_hosts[r.src]->add_send_flow(&r, host_ip(r.dst), host_mac(r.dst));
+    const host::HostConfig& dst = m_hosts[r.dst]->config();
+    m_hosts[r.src]->add_send_flow(&r, dst.ip, dst.mac);
     m_hosts[r.dst]->add_recv_flow(&r);
   }
   m_flows_left = m_flows.size();
+
+  // Unloaded path of every flow (first ECMP member at each switch): cables,
+  // switch pipelines, store-and-forward of one MTU frame per switch, bottleneck rate.
+  m_flow_base_ps.assign(m_flows.size(), 0);
+  m_flow_bottleneck.assign(m_flows.size(), 0);
+  for (size_t i = 0; i < m_flows.size(); ++i) {
+    const host::FlowRecord& r = m_flows[i];
+    uint64_t base = 0, bottleneck = std::min(r.rate_bps, m_hosts[r.src]->mac.rate_bps());
+    if (m_s.topology.kind == "direct") {
+      base = m_s.links.link.delay_ps();
+    } else {
+      const uint32_t frame = static_cast<uint32_t>(std::min<uint64_t>(r.message_bytes, m_s.hosts.mtu)) + 82;
+      topology::PortRef at{T.hosts[r.src], 0};
+      const uint32_t dst_node = T.hosts[r.dst];
+      for (int hop = 0; hop < 64; ++hop) {
+        const topology::LinkSpec& l = T.link_at(at);
+        base += l.length_mm * m_s.links.link.delay_per_m_ps / 1000;
+        bottleneck = std::min(bottleneck, l.rate_bps);
+        const topology::PortRef next = T.peer(at);
+        if (next.node == dst_node) break;
+        const int si = m_sw_index[next.node];
+        if (si < 0) break;
+        const sw::SwitchConfig& c = m_switches[si]->config();
+        const uint32_t cells = (frame + c.buffer.cell_bytes - 1) / c.buffer.cell_bytes;
+        const uint64_t cyc = c.cycles.parser + c.cycles.lookup + c.cycles.mmu + c.cycles.egress +
+                             (cells + c.buffer.write_cells_per_cycle - 1) / c.buffer.write_cells_per_cycle +
+                             (cells + c.buffer.read_cells_per_cycle - 1) / c.buffer.read_cells_per_cycle;
+        base += cyc * c.clock_period_ps;
+        // Next hop toward the destination: the first member of the route's group.
+        const uint32_t grp = m_routes[si]->lookup(m_hosts[r.dst]->config().ip);
+        if (grp == topology::kNoRoute) break;
+        const uint32_t out = T.groups[next.node][grp].ports.front();
+        at = {next.node, out};
+        base += core::serialization_ps(packet::kPreambleSfdBytes + frame, T.link_at(at).rate_bps);
+      }
+    }
+    m_flow_base_ps[i] = base;
+    m_flow_bottleneck[i] = bottleneck;
+  }
+
+  SC_METHOD(on_sample);
+  sensitive << m_sample_ev;
+  dont_initialize();
 }
 
-Fabric::~Fabric() = default;
-
-std::vector<std::string> Fabric::node_names() const {
-  std::vector<std::string> n;
-  for (const auto& h : m_hosts) n.push_back(h->basename());
-  return n;
+Fabric::~Fabric() {
+  if (m_series) std::fclose(m_series);
 }
 
-link::Mac* Fabric::find_mac(const std::string& node, uint32_t port) const {
-  for (const auto& h : m_hosts)
-    if (node == h->basename()) return port == 0 ? &h->mac : nullptr;
+uint64_t Fabric::ideal_fct_ps(const host::FlowRecord& r) const {
+  // Every frame's wire time at the bottleneck, less the last frame's IFG (the
+  // flow ends with its last bit), plus the unloaded path: exact for an isolated
+  // flow on the direct topology.
+  const uint64_t bytes = r.wire_bytes_sent > packet::kIfgBytes ? r.wire_bytes_sent - packet::kIfgBytes : 0;
+  return core::serialization_ps(bytes, m_flow_bottleneck[r.id]) + m_flow_base_ps[r.id];
+}
+
+link::Mac* Fabric::find_mac(const std::string& node, uint32_t port, std::string& why) const {
+  for (const auto& h : m_hosts) {
+    if (node != h->basename()) continue;
+    if (port != 0) {
+      why = "node '" + node + "' has 1 port (port 0)";
+      return nullptr;
+    }
+    return &h->mac;
+  }
+  for (const auto& s : m_switches) {
+    if (node != s->basename()) continue;
+    if (port >= s->num_ports()) {
+      why = "node '" + node + "' has " + std::to_string(s->num_ports()) + " ports (0.." +
+            std::to_string(s->num_ports() - 1) + ")";
+      return nullptr;
+    }
+    return s->ports[port].get();
+  }
+  std::string names;
+  size_t shown = 0;
+  for (const auto& h : m_hosts) {
+    if (shown++ < 4) names += (names.empty() ? "" : ", ") + std::string(h->basename());
+  }
+  for (const auto& s : m_switches) {
+    if (shown++ < 8) names += (names.empty() ? "" : ", ") + std::string(s->basename());
+  }
+  if (shown > 8) names += ", ...";
+  why = "no node '" + node + "' in this topology (nodes: " + names + ")";
   return nullptr;
 }
 
 std::string Fabric::check_pcap(const PcapRequest& r) const {
-  for (const auto& h : m_hosts) {
-    if (r.node == h->basename()) {
-      if (r.port != 0) return "node '" + r.node + "' has 1 port (port 0)";
-      return "";
-    }
-  }
-  std::string names;
-  for (const auto& n : node_names()) names += (names.empty() ? "" : ", ") + n;
-  return "no node '" + r.node + "' in this topology (nodes: " + names + ")";
+  std::string why;
+  find_mac(r.node, r.port, why);
+  return why;
 }
 
 bool Fabric::open_pcaps(const std::vector<PcapRequest>& reqs, const std::string& dir, std::string& why) {
   for (const PcapRequest& r : reqs) {
-    link::Mac* mac = find_mac(r.node, r.port);
+    link::Mac* mac = find_mac(r.node, r.port, why);
     const std::string base = dir + "/" + r.node + "-p" + std::to_string(r.port);
     auto rx = std::make_unique<link::PcapWriter>(base + "-rx.pcap");
     auto tx = std::make_unique<link::PcapWriter>(base + "-tx.pcap");
@@ -121,9 +238,60 @@ bool Fabric::open_pcaps(const std::vector<PcapRequest>& reqs, const std::string&
   return true;
 }
 
-bool Fabric::close_pcaps() {
+bool Fabric::open_time_series(const std::string& dir, std::string& why) {
+  if (m_switches.empty() || m_s.stats.interval_ps == 0) return true;
+  m_series_path = dir + "/queues.csv";
+  m_series = std::fopen((m_series_path + ".partial").c_str(), "w");
+  if (!m_series) {
+    why = "cannot write " + m_series_path + ": " + std::strerror(errno);
+    return false;
+  }
+  std::fputs("time_ns,node,port,queue,depth_packets,depth_bytes,depth_cells,enq_packets,deq_packets,"
+             "dropped_packets,deq_bytes_interval,buffer_used_cells\n",
+             m_series);
+  m_last_deq.assign(m_switches.size() * 4096, 0);
+  m_sample_ev.notify(core::ps(m_s.stats.interval_ps));
+  return true;
+}
+
+void Fabric::on_sample() {
+  sample_queues();
+  m_sample_ev.notify(core::ps(m_s.stats.interval_ps));
+}
+
+void Fabric::sample_queues() {
+  const uint64_t now = core::now_ps();
+  char line[256];
+  for (size_t si = 0; si < m_switches.size(); ++si) {
+    const sw::Switch& s = *m_switches[si];
+    for (uint32_t p = 0; p < s.num_ports(); ++p) {
+      for (uint32_t q = 0; q < 8; ++q) {
+        const sw::QueueStats& qs = s.queue_stats(p, q);
+        const size_t key = si * 4096 + (p * 8 + q) % 4096;
+        const uint64_t deq_bytes = qs.deq_bytes - m_last_deq[key];
+        // Only queues that hold something or moved something since the last sample.
+        if (qs.depth_packets == 0 && deq_bytes == 0) continue;
+        m_last_deq[key] = qs.deq_bytes;
+        const mmu::QueueCounters& qc = s.mmu().queue_counters(static_cast<uint16_t>(p), static_cast<uint8_t>(q));
+        std::snprintf(line, sizeof line,
+                      "%" PRIu64 ".%03" PRIu64 ",%s,%u,%u,%u,%" PRIu64 ",%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64
+                      ",%" PRIu64 ",%u\n",
+                      now / 1000, now % 1000, s.basename(), p, q, qs.depth_packets, qs.depth_bytes, qs.depth_cells,
+                      qs.enq_packets, qs.deq_packets, qc.dropped.total_packets(), deq_bytes, s.mmu().total_used());
+        std::fputs(line, m_series);
+      }
+    }
+  }
+}
+
+bool Fabric::close_streams() {
   bool ok = true;
   for (auto& p : m_pcaps) ok = p->close() && ok;
+  if (m_series) {
+    ok = std::fclose(m_series) == 0 && ok;
+    m_series = nullptr;
+    ok = ok && std::rename((m_series_path + ".partial").c_str(), m_series_path.c_str()) == 0;
+  }
   return ok;
 }
 
@@ -134,6 +302,7 @@ void Fabric::on_flow_done(host::FlowRecord&) {
 size_t Fabric::frames_held() const {
   size_t n = 0;
   for (const auto& h : m_hosts) n += h->mac.frames_held();
+  for (const auto& s : m_switches) n += s->frames_held();
   return n;
 }
 

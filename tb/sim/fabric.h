@@ -1,7 +1,8 @@
-// Builds the model described by a Scenario and runs it.
+// Builds the model described by a Scenario (hosts, switches, links) and runs it.
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
@@ -14,6 +15,8 @@
 #include "link/pcap.h"
 #include "packet/packet.h"
 #include "sim/scenario.h"
+#include "switch/switch.h"
+#include "topology/route_table.h"
 
 namespace rocesim::sim {
 
@@ -38,18 +41,29 @@ struct RunResult {
   bool all_flows_done = false;
 };
 
+// A switch's routing table as the chip's lookup interface.
+class TopoRoutes : public sw::RouteLookup {
+ public:
+  explicit TopoRoutes(const std::vector<topology::Route>& r) : m_table(r) {}
+  uint32_t lookup(uint32_t dst_ip) const override { return m_table.lookup(dst_ip); }
+ private:
+  topology::RouteTable m_table;
+};
+
 class Fabric : public sc_core::sc_module, public host::FlowListener {
  public:
+  SC_HAS_PROCESS(Fabric);
   Fabric(sc_core::sc_module_name name, const Scenario& s);
   ~Fabric() override;
 
-  // Node names in creation order and their port counts (for --pcap checks).
-  std::vector<std::string> node_names() const;
   // Empty if ok, else the reason (unknown node / port).
   std::string check_pcap(const PcapRequest& r) const;
-  // Opens DIR/pcap/NODE-pPORT-{rx,tx}.pcap(.partial); returns false with a reason on I/O failure.
+  // Opens DIR/pcap/NODE-pPORT-{rx,tx}.pcap(.partial); false with a reason on I/O failure.
   bool open_pcaps(const std::vector<PcapRequest>& reqs, const std::string& dir, std::string& why);
-  bool close_pcaps();
+  // Opens DIR/queues.csv(.partial) for the queue time series (when there are switches).
+  bool open_time_series(const std::string& dir, std::string& why);
+  // Closes and renames every streamed output. False on an I/O error.
+  bool close_streams();
 
   RunResult run();
 
@@ -57,26 +71,36 @@ class Fabric : public sc_core::sc_module, public host::FlowListener {
   const std::vector<host::FlowRecord>& flows() const { return m_flows; }
   const link::Ledger& ledger() const { return m_ledger; }
   const std::vector<std::unique_ptr<host::Host>>& hosts() const { return m_hosts; }
+  const std::vector<std::unique_ptr<sw::Switch>>& switches() const { return m_switches; }
   const std::vector<std::unique_ptr<link::Link>>& links() const { return m_links; }
+  // Unloaded lower bound of a flow's completion time (see docs/outputs.md).
+  uint64_t ideal_fct_ps(const host::FlowRecord& f) const;
 
   void on_flow_done(host::FlowRecord& f) override;
 
  private:
-  link::Mac* find_mac(const std::string& node, uint32_t port) const;
+  link::Mac* find_mac(const std::string& node, uint32_t port, std::string& why) const;
   size_t frames_held() const;
+  void on_sample();
+  void sample_queues();
 
   Scenario m_s;
   packet::PacketPool m_pool;
   link::Ledger m_ledger;
   std::vector<std::unique_ptr<host::Host>> m_hosts;
+  std::vector<std::unique_ptr<TopoRoutes>> m_routes;
+  std::vector<std::unique_ptr<sw::Switch>> m_switches;
+  std::vector<int> m_sw_index;            // node index -> index into m_switches, or -1
   std::vector<std::unique_ptr<link::Link>> m_links;
   std::vector<host::FlowRecord> m_flows;
+  std::vector<uint64_t> m_flow_base_ps;   // per flow: unloaded one-packet path latency
+  std::vector<uint64_t> m_flow_bottleneck;  // per flow: lowest rate on its path
   std::vector<std::unique_ptr<link::PcapWriter>> m_pcaps;
+  std::FILE* m_series = nullptr;
+  std::string m_series_path;
+  std::vector<uint64_t> m_last_deq;       // per switch queue: dequeued packets at the last sample
+  sc_core::sc_event m_sample_ev;
   size_t m_flows_left = 0;
 };
-
-// Host addressing: h<i> has IPv4 10.0.0.0 + i + 1 and MAC 02:00:00:00:i>>8:i&255 (locally administered).
-uint32_t host_ip(uint32_t index);
-packet::Mac host_mac(uint32_t index);
 
 }  // namespace rocesim::sim

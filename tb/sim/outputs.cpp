@@ -56,13 +56,16 @@ std::string num(double v) {
   return b;
 }
 
-uint64_t ideal_fct_ps(const Fabric& f, const host::FlowRecord& r) {
-  const link::LinkConfig& l = f.scenario().links.link;
-  const uint64_t bottleneck = std::min(r.rate_bps, l.rate_bps);
-  // Every frame's wire time at the bottleneck, less the last frame's IFG (the
-  // flow ends with its last bit), plus the cable: exact for an isolated flow.
-  const uint64_t bytes = r.wire_bytes_sent > packet::kIfgBytes ? r.wire_bytes_sent - packet::kIfgBytes : 0;
-  return core::serialization_ps(bytes, bottleneck) + l.delay_ps();
+void port_json(std::ostringstream& o, bool& first, const std::string& node, const link::Mac& mac, uint64_t sim_ps) {
+  const link::MacStats& st = mac.stats();
+  // A frame still on the wire at the end has committed wire time past the end: cap at 1.
+  double util = sim_ps ? static_cast<double>(st.tx_busy_ps) / static_cast<double>(sim_ps) : 0.0;
+  if (util > 1.0) util = 1.0;
+  o << (first ? "\n" : ",\n") << "    {\"node\": " << json_str(node) << ", \"port\": " << mac.port()
+    << ", \"rate_bps\": " << mac.rate_bps() << ", \"tx_frames\": " << st.tx_frames << ", \"tx_bytes\": " << st.tx_bytes
+    << ", \"rx_frames\": " << st.rx_frames << ", \"rx_bytes\": " << st.rx_bytes << ", \"rx_dropped\": " << st.rx_dropped
+    << ", \"tx_busy_fraction\": " << num(util) << "}";
+  first = false;
 }
 
 }  // namespace
@@ -104,17 +107,9 @@ std::string summary_json(const Fabric& f, const RunResult& r) {
     << ", \"payload_bytes_delivered\": " << bytes << ", \"psn_errors\": " << psn_errors << "},\n";
   o << "  \"ports\": [";
   first = true;
-  for (const auto& h : f.hosts()) {
-    const link::MacStats& st = h->mac.stats();
-    // A frame still on the wire at the end has committed wire time past the end: cap at 1.
-    double util = r.sim_time_ps ? static_cast<double>(st.tx_busy_ps) / static_cast<double>(r.sim_time_ps) : 0.0;
-    if (util > 1.0) util = 1.0;
-    o << (first ? "\n" : ",\n") << "    {\"node\": " << json_str(h->basename()) << ", \"port\": 0, \"rate_bps\": "
-      << h->mac.rate_bps() << ", \"tx_frames\": " << st.tx_frames << ", \"tx_bytes\": " << st.tx_bytes
-      << ", \"rx_frames\": " << st.rx_frames << ", \"rx_bytes\": " << st.rx_bytes
-      << ", \"rx_dropped\": " << st.rx_dropped << ", \"tx_busy_fraction\": " << num(util) << "}";
-    first = false;
-  }
+  for (const auto& h : f.hosts()) port_json(o, first, h->basename(), h->mac, r.sim_time_ps);
+  for (const auto& sw : f.switches())
+    for (const auto& p : sw->ports) port_json(o, first, sw->basename(), *p, r.sim_time_ps);
   o << "\n  ],\n";
   o << "  \"links\": [";
   first = true;
@@ -124,20 +119,80 @@ std::string summary_json(const Fabric& f, const RunResult& r) {
       << ", \"frames_ba\": " << l->frames(1) << ", \"lost\": " << (l->lost(0) + l->lost(1)) << "}";
     first = false;
   }
-  o << "\n  ]\n";
+  o << "\n  ],\n";
+  // Buffer: the largest peak of any switch.
+  uint64_t peak_cells = 0, peak_bytes = 0;
+  for (const auto& sw : f.switches()) {
+    const uint64_t c = sw->mmu().total_peak();
+    if (c > peak_cells) {
+      peak_cells = c;
+      peak_bytes = c * sw->config().buffer.cell_bytes;
+    }
+  }
+  o << "  \"buffer\": {\"peak_cells\": " << peak_cells << ", \"peak_bytes\": " << peak_bytes << "},\n";
+  o << "  \"switches\": [";
+  first = true;
+  const long double sim = r.sim_time_ps ? static_cast<long double>(r.sim_time_ps) : 1.0L;
+  for (const auto& sw : f.switches()) {
+    const mmu::Mmu& m = sw->mmu();
+    o << (first ? "\n" : ",\n") << "    {\"name\": " << json_str(sw->basename()) << ", \"ports\": " << sw->num_ports()
+      << ", \"buffer_cells\": " << sw->config().buffer.total_cells << ", \"cell_bytes\": "
+      << sw->config().buffer.cell_bytes << ", \"peak_cells\": " << m.total_peak() << ", \"used_cells_at_end\": "
+      << m.total_used() << ", \"cut_through_packets\": " << sw->cut_through_packets()
+      << ", \"buffer_write_wait_ns\": " << ps_to_ns_text(sw->buffer.stats().write_wait_ps)
+      << ", \"buffer_read_wait_ns\": " << ps_to_ns_text(sw->buffer.stats().read_wait_ps) << ",\n      \"pools\": [";
+    for (size_t i = 0; i < m.pools(); ++i)
+      o << (i ? ", " : "") << "{\"name\": " << json_str(m.config().pools[i].name) << ", \"size_cells\": "
+        << m.pool(i).size << ", \"peak_cells\": " << m.pool(i).peak << "}";
+    o << "],\n      \"shared_headroom_peak_cells\": " << m.headroom_pool_peak() << ",\n      \"queues\": [";
+    bool qfirst = true;
+    for (uint32_t p = 0; p < sw->num_ports(); ++p) {
+      for (uint32_t q = 0; q < 8; ++q) {
+        const sw::QueueStats qs = sw->queue_stats_now(p, q);
+        const mmu::QueueCounters& qc = m.queue_counters(static_cast<uint16_t>(p), static_cast<uint8_t>(q));
+        if (qs.enq_packets == 0 && qc.dropped.total_packets() == 0) continue;
+        o << (qfirst ? "\n" : ",\n") << "        {\"port\": " << p << ", \"queue\": " << q
+          << ", \"enq_packets\": " << qs.enq_packets << ", \"enq_bytes\": " << qs.enq_bytes
+          << ", \"deq_packets\": " << qs.deq_packets << ", \"deq_bytes\": " << qs.deq_bytes
+          << ", \"dropped_packets\": " << qc.dropped.total_packets() << ", \"peak_bytes\": " << qs.peak_bytes
+          << ", \"peak_cells\": " << qs.peak_cells << ", \"avg_bytes\": " << num(static_cast<double>(qs.area_bytes / sim))
+          << ", \"avg_cells\": " << num(static_cast<double>(qs.area_cells / sim)) << "}";
+        qfirst = false;
+      }
+    }
+    o << (qfirst ? "]" : "\n      ]") << ",\n      \"pgs\": [";
+    bool gfirst = true;
+    for (uint32_t p = 0; p < sw->num_ports(); ++p) {
+      for (uint32_t g = 0; g < 8; ++g) {
+        const sw::PgStats ps = sw->pg_stats_now(p, g);
+        if (ps.in_packets == 0) continue;
+        const mmu::PgCounters& pc = m.pg_counters(static_cast<uint16_t>(p), static_cast<uint8_t>(g));
+        o << (gfirst ? "\n" : ",\n") << "        {\"port\": " << p << ", \"pg\": " << g
+          << ", \"in_packets\": " << ps.in_packets << ", \"in_bytes\": " << ps.in_bytes
+          << ", \"dropped_packets\": " << pc.dropped.total_packets() << ", \"headroom_packets\": "
+          << pc.headroom_packets << ", \"peak_cells\": " << ps.peak_cells
+          << ", \"avg_cells\": " << num(static_cast<double>(ps.area_cells / sim)) << "}";
+        gfirst = false;
+      }
+    }
+    o << (gfirst ? "]" : "\n      ]") << "}";
+    first = false;
+  }
+  o << (first ? "]\n" : "\n  ]\n");
   o << "}\n";
   return o.str();
 }
 
 std::string flows_csv(const Fabric& f) {
   std::ostringstream o;
-  o << "flow_id,src,dst,src_qp,dst_qp,size_bytes,messages,rate_bps,start_ns,first_tx_ns,finish_ns,fct_ns,"
+  o << "flow_id,src,dst,src_qp,dst_qp,size_bytes,messages,rate_bps,start_ns,first_tx_ns,first_rx_ns,finish_ns,fct_ns,"
        "ideal_fct_ns,slowdown,packets_sent,packets_received,bytes_received,psn_errors,completed\n";
   for (const auto& r : f.flows()) {
-    const uint64_t ideal = ideal_fct_ps(f, r);
+    const uint64_t ideal = f.ideal_fct_ps(r);
     o << r.id << ",h" << r.src << ",h" << r.dst << "," << r.src_qp << "," << r.dst_qp << "," << r.total_bytes() << ","
       << r.messages << "," << r.rate_bps << "," << ps_to_ns_text(r.start_ps) << ","
-      << (r.first_tx_ps == UINT64_MAX ? "" : ps_to_ns_text(r.first_tx_ps)) << ",";
+      << (r.first_tx_ps == UINT64_MAX ? "" : ps_to_ns_text(r.first_tx_ps)) << ","
+      << (r.first_rx_ps == UINT64_MAX ? "" : ps_to_ns_text(r.first_rx_ps)) << ",";
     if (r.done()) {
       const uint64_t fct = r.finish_ps - r.start_ps;
       double slow = ideal ? static_cast<double>(fct) / static_cast<double>(ideal) : 1.0;

@@ -1,8 +1,12 @@
 #include "sim/scenario.h"
 
+#include <algorithm>
 #include <cmath>
+#include <memory>
 #include <sstream>
+#include <stdexcept>
 
+#include "core/rng.h"
 #include "core/units.h"
 
 namespace rocesim::sim {
@@ -22,14 +26,91 @@ bool parse_host_name(const std::string& name, uint32_t& index) {
   return true;
 }
 
+uint32_t Scenario::num_hosts() const {
+  return topology.kind == "direct" ? 2 : static_cast<uint32_t>(topo.hosts.size());
+}
+
+uint64_t Scenario::host_rate(uint32_t h) const {
+  if (topology.kind == "direct") return links.link.rate_bps;
+  return topo.link_at({topo.hosts[h], 0}).rate_bps;
+}
+
 namespace {
 
 constexpr uint64_t kGbps = 1000000000ull;
+constexpr uint64_t kMaxRate = 1600 * kGbps;
+
+uint64_t metres_to_mm(const CfgNode& n, const std::string& key, uint64_t def_mm) {
+  const double m = n.real(key, static_cast<double>(def_mm) / 1000.0, 0.0, 100000.0);
+  return static_cast<uint64_t>(std::llround(m * 1000.0));
+}
+
+std::string mm_text(uint64_t mm) {
+  std::ostringstream o;
+  o << static_cast<double>(mm) / 1000.0;
+  return o.str();
+}
+
+// Parameters of the given kind from one mapping (a topology file's root or
+// the scenario's `topology:`); absent keys keep the values already in t.
+void read_topology_params(const CfgNode& n, TopologySection& t) {
+  (void)n.str("kind", t.kind);  // consumed by the caller
+  if (t.kind == "single_switch") {
+    auto& p = t.single;
+    p.hosts = static_cast<uint32_t>(n.integer("hosts", p.hosts, 1, topology::kMaxHosts));
+    p.host_rate = n.rate("host_rate", p.host_rate, 1000000, kMaxRate);
+    p.cable_mm = metres_to_mm(n, "cable_m", p.cable_mm);
+  } else if (t.kind == "leaf_spine") {
+    auto& p = t.leaf_spine;
+    p.leaves = static_cast<uint32_t>(n.integer("leaves", p.leaves, 1, topology::kMaxLeaves));
+    p.spines = static_cast<uint32_t>(n.integer("spines", p.spines, 1, 4096));
+    p.hosts_per_leaf = static_cast<uint32_t>(n.integer("hosts_per_leaf", p.hosts_per_leaf, 1, topology::kMaxHosts));
+    p.host_rate = n.rate("host_rate", p.host_rate, 1000000, kMaxRate);
+    p.fabric_rate = n.rate("fabric_rate", p.fabric_rate, 1000000, kMaxRate);
+    p.links_per_leaf_spine = static_cast<uint32_t>(n.integer("links_per_leaf_spine", p.links_per_leaf_spine, 1, 64));
+    p.host_cable_mm = metres_to_mm(n, "host_cable_m", p.host_cable_mm);
+    p.fabric_cable_mm = metres_to_mm(n, "fabric_cable_m", p.fabric_cable_mm);
+  } else if (t.kind == "fat_tree") {
+    auto& p = t.fat_tree;
+    p.k = static_cast<uint32_t>(n.integer("k", p.k, 2, 62));
+    if (p.k % 2) n.fail_key("k", "must be even");
+    p.rate = n.rate("rate", p.rate, 1000000, kMaxRate);
+    p.cable_mm = metres_to_mm(n, "cable_m", p.cable_mm);
+  } else {
+    (void)n.integer("hosts", 2, 2, 2);  // direct: exactly h0 and h1
+  }
+  n.finish();
+}
+
+void read_topology(const CfgNode& n, const std::string& scenario_file, TopologySection& t) {
+  const std::vector<std::string> kinds{"direct", "single_switch", "leaf_spine", "fat_tree"};
+  std::unique_ptr<core::Config> file_cfg;
+  if (n.has("file")) {
+    t.file = n.str("file");
+    std::string path = t.file;
+    const size_t slash = scenario_file.rfind('/');
+    if (!path.empty() && path[0] != '/' && slash != std::string::npos) path = scenario_file.substr(0, slash + 1) + path;
+    try {
+      file_cfg = core::Config::load_file(path);
+    } catch (const core::ConfigError& e) {
+      if (e.key_path().empty() && e.where() == path) n.fail_key("file", e.reason());
+      throw;
+    }
+    const CfgNode froot = file_cfg->root();
+    t.kind = froot.choice("kind", "direct", kinds);
+    if (n.has("kind")) t.kind = n.choice("kind", t.kind, kinds);
+    read_topology_params(froot, t);
+  } else {
+    (void)n.has("file");
+    t.kind = n.choice("kind", t.kind, kinds);
+  }
+  (void)n.str("file", t.file);
+  read_topology_params(n, t);
+}
 
 void read_links(const CfgNode& n, LinksSection& l) {
-  l.link.rate_bps = n.rate("rate", l.link.rate_bps, 1000000ull, 1600 * kGbps);
-  const double metres = n.real("cable_m", static_cast<double>(l.link.length_mm) / 1000.0, 0.0, 100000.0);
-  l.link.length_mm = static_cast<uint64_t>(std::llround(metres * 1000.0));
+  l.link.rate_bps = n.rate("rate", l.link.rate_bps, 1000000ull, kMaxRate);
+  l.link.length_mm = metres_to_mm(n, "cable_m", l.link.length_mm);
   l.link.delay_per_m_ps = n.time("delay_per_m", l.link.delay_per_m_ps, 0, 1000000);
   l.link.loss = n.real("loss", l.link.loss, 0.0, 1.0);
   l.check_fcs = n.boolean("check_fcs", l.check_fcs);
@@ -58,6 +139,68 @@ uint32_t host_ref(const CfgNode& f, const std::string& key, const std::string& v
   return idx;
 }
 
+void build_topology(const CfgNode& where, Scenario& s) {
+  const TopologySection& t = s.topology;
+  try {
+    if (t.kind == "single_switch") {
+      s.topo = topology::single_switch(t.single);
+    } else if (t.kind == "leaf_spine") {
+      s.topo = topology::leaf_spine(t.leaf_spine);
+    } else if (t.kind == "fat_tree") {
+      s.topo = topology::fat_tree(t.fat_tree);
+    }
+  } catch (const std::invalid_argument& e) {
+    where.fail(e.what());
+  }
+}
+
+void read_flows(const CfgNode& root, Scenario& s) {
+  const uint32_t hosts = s.num_hosts();
+  size_t i = 0;
+  for (const CfgNode& f : root.seq("flows")) {
+    FlowEntry e;
+    e.pattern = f.choice("pattern", "", {"", "permutation"});
+    FlowSpec& fl = e.flow;
+    fl.message_bytes = f.size("size");
+    if (fl.message_bytes == 0 || fl.message_bytes > (1ull << 40)) f.fail_key("size", "must be between 1B and 1TiB");
+    fl.messages = static_cast<uint32_t>(f.integer("messages", 1, 1, 100000000));
+    fl.start_ps = f.time("start", 0);
+    if (e.pattern.empty()) {
+      fl.src = f.str("src");
+      fl.dst = f.str("dst");
+      fl.src_index = host_ref(f, "src", fl.src, hosts);
+      fl.dst_index = host_ref(f, "dst", fl.dst, hosts);
+      if (fl.src_index == fl.dst_index) f.fail_key("dst", "a flow's src and dst must differ");
+      const uint64_t line = s.host_rate(fl.src_index);
+      e.explicit_rate = f.has("rate");
+      fl.rate_bps = f.rate("rate", line, 1000ull, line);
+      f.finish();
+      s.flows.push_back(fl);
+    } else {
+      // Every host sends to a distinct other host: a random cyclic permutation
+      // (Sattolo's algorithm), from this entry's own RNG stream.
+      e.load = f.real("load", 1.0, 0.000001, 1.0);
+      f.finish();
+      if (hosts < 2) f.fail_key("pattern", "a permutation needs at least 2 hosts");
+      std::vector<uint32_t> perm(hosts);
+      for (uint32_t h = 0; h < hosts; ++h) perm[h] = h;
+      core::Rng rng(s.seed, "flows[" + std::to_string(i) + "].permutation");
+      for (uint32_t k = hosts - 1; k > 0; --k) std::swap(perm[k], perm[rng.below(k)]);
+      for (uint32_t h = 0; h < hosts; ++h) {
+        FlowSpec x = fl;
+        x.src_index = h;
+        x.dst_index = perm[h];
+        x.src = "h" + std::to_string(h);
+        x.dst = "h" + std::to_string(perm[h]);
+        x.rate_bps = static_cast<uint64_t>(std::llround(static_cast<double>(s.host_rate(h)) * e.load));
+        s.flows.push_back(x);
+      }
+    }
+    s.flow_entries.push_back(e);
+    ++i;
+  }
+}
+
 }  // namespace
 
 Scenario read_scenario(const core::Config& cfg) {
@@ -73,28 +216,25 @@ Scenario read_scenario(const core::Config& cfg) {
   sim.finish();
 
   const CfgNode topo = root.map("topology");
-  s.topology.kind = topo.choice("kind", s.topology.kind, {"direct"});
-  s.topology.hosts = static_cast<uint32_t>(topo.integer("hosts", 2, 2, 2));
-  topo.finish();
-
+  read_topology(topo, s.file, s.topology);
   read_links(root.map("links"), s.links);
   read_hosts(root.map("hosts"), s.hosts);
+  const CfgNode swn = root.map("switch");
+  s.sw = read_switch(swn);
+  const CfgNode st = root.map("stats");
+  s.stats.interval_ps = st.time("interval", s.stats.interval_ps, 0, 3600ull * 1000000000000ull);
+  st.finish();
 
-  for (const CfgNode& f : root.seq("flows")) {
-    FlowSpec fl;
-    fl.src = f.str("src");
-    fl.dst = f.str("dst");
-    fl.src_index = host_ref(f, "src", fl.src, s.topology.hosts);
-    fl.dst_index = host_ref(f, "dst", fl.dst, s.topology.hosts);
-    if (fl.src_index == fl.dst_index) f.fail_key("dst", "a flow's src and dst must differ");
-    fl.message_bytes = f.size("size");
-    if (fl.message_bytes == 0 || fl.message_bytes > (1ull << 40)) f.fail_key("size", "must be between 1B and 1TiB");
-    fl.messages = static_cast<uint32_t>(f.integer("messages", 1, 1, 100000000));
-    fl.rate_bps = f.rate("rate", s.links.link.rate_bps, 1000ull, s.links.link.rate_bps);
-    fl.start_ps = f.time("start", 0);
-    f.finish();
-    s.flows.push_back(fl);
+  build_topology(topo, s);
+  // The MMU configuration depends on the port count only: check each switch size once.
+  std::vector<uint32_t> checked;
+  for (uint32_t n : s.topo.switches) {
+    const uint32_t ports = s.topo.nodes[n].ports;
+    if (std::find(checked.begin(), checked.end(), ports) != checked.end()) continue;
+    checked.push_back(ports);
+    check_switch_config(s.sw, ports, swn);
   }
+  read_flows(root, s);
   root.finish();
   return s;
 }
@@ -112,13 +252,27 @@ std::string emit_resolved(const Scenario& s) {
   o << "  duration: " << format_time(s.sim.duration_ps) << "\n";
   o << "  stop_when_done: " << (s.sim.stop_when_done ? "true" : "false") << "\n";
   o << "topology:\n";
+  if (!s.topology.file.empty()) o << "  # parameters read from " << s.topology.file << "\n";
   o << "  kind: " << s.topology.kind << "\n";
-  o << "  hosts: " << s.topology.hosts << "\n";
+  const TopologySection& t = s.topology;
+  if (t.kind == "single_switch") {
+    o << "  hosts: " << t.single.hosts << "\n  host_rate: " << format_rate(t.single.host_rate)
+      << "\n  cable_m: " << mm_text(t.single.cable_mm) << "\n";
+  } else if (t.kind == "leaf_spine") {
+    const auto& p = t.leaf_spine;
+    o << "  leaves: " << p.leaves << "\n  spines: " << p.spines << "\n  hosts_per_leaf: " << p.hosts_per_leaf
+      << "\n  host_rate: " << format_rate(p.host_rate) << "\n  fabric_rate: " << format_rate(p.fabric_rate)
+      << "\n  links_per_leaf_spine: " << p.links_per_leaf_spine << "\n  host_cable_m: " << mm_text(p.host_cable_mm)
+      << "\n  fabric_cable_m: " << mm_text(p.fabric_cable_mm) << "\n";
+  } else if (t.kind == "fat_tree") {
+    o << "  k: " << t.fat_tree.k << "\n  rate: " << format_rate(t.fat_tree.rate)
+      << "\n  cable_m: " << mm_text(t.fat_tree.cable_mm) << "\n";
+  } else {
+    o << "  hosts: 2\n";
+  }
   o << "links:\n";
   o << "  rate: " << format_rate(s.links.link.rate_bps) << "\n";
-  std::ostringstream m;
-  m << static_cast<double>(s.links.link.length_mm) / 1000.0;
-  o << "  cable_m: " << m.str() << "\n";
+  o << "  cable_m: " << mm_text(s.links.link.length_mm) << "\n";
   o << "  delay_per_m: " << format_time(s.links.link.delay_per_m_ps) << "\n";
   std::ostringstream loss;
   loss.precision(17);
@@ -132,16 +286,27 @@ std::string emit_resolved(const Scenario& s) {
   o << "  pcp: " << s.hosts.pcp << "\n";
   o << "  dscp: " << s.hosts.dscp << "\n";
   o << "  ecn: " << (s.hosts.ecn == 2 ? "ect0" : s.hosts.ecn == 1 ? "ect1" : "not_ect") << "\n";
-  if (s.flows.empty()) {
+  o << "switch:\n" << emit_switch(s.sw);
+  o << "stats:\n  interval: " << format_time(s.stats.interval_ps) << "\n";
+  if (s.flow_entries.empty()) {
     o << "flows: []\n";
   } else {
     o << "flows:\n";
-    for (const FlowSpec& f : s.flows) {
-      o << "  - src: " << f.src << "\n";
-      o << "    dst: " << f.dst << "\n";
+    for (const FlowEntry& e : s.flow_entries) {
+      const FlowSpec& f = e.flow;
+      if (e.pattern.empty()) {
+        o << "  - src: " << f.src << "\n";
+        o << "    dst: " << f.dst << "\n";
+      } else {
+        std::ostringstream load;
+        load.precision(17);
+        load << e.load;
+        o << "  - pattern: " << e.pattern << "\n";
+        o << "    load: " << load.str() << "\n";
+      }
       o << "    size: " << format_size(f.message_bytes) << "\n";
       o << "    messages: " << f.messages << "\n";
-      o << "    rate: " << format_rate(f.rate_bps) << "\n";
+      if (e.pattern.empty()) o << "    rate: " << format_rate(f.rate_bps) << "\n";
       o << "    start: " << format_time(f.start_ps) << "\n";
     }
   }

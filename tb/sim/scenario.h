@@ -8,6 +8,9 @@
 
 #include "core/config.h"
 #include "link/link.h"
+#include "sim/switch_config.h"
+#include "topology/builders.h"
+#include "topology/topology.h"
 
 namespace rocesim::sim {
 
@@ -17,12 +20,17 @@ struct SimSection {
 };
 
 struct TopologySection {
-  std::string kind = "direct";        // "direct": hosts h0 and h1 on one link
-  uint32_t hosts = 2;
+  // "direct": h0 and h1 on one cable (links.rate, links.cable_m);
+  // "single_switch", "leaf_spine", "fat_tree": built by tb/topology.
+  std::string kind = "direct";
+  std::string file;                   // topology file the parameters came from ("" = inline only)
+  topology::SingleParams single;
+  topology::LeafSpineParams leaf_spine;
+  topology::FatTreeParams fat_tree;
 };
 
 struct LinksSection {
-  link::LinkConfig link;              // rate, cable length, delay per metre, loss
+  link::LinkConfig link;              // rate and cable: direct topology; delay_per_m and loss: every link
   bool check_fcs = true;
   bool check_icrc = true;
 };
@@ -35,6 +43,10 @@ struct HostsSection {
   uint32_t ecn = 2;                   // 2 = ECT(0), 1 = ECT(1), 0 = not-ECT
 };
 
+struct StatsSection {
+  uint64_t interval_ps = 10000000;    // queues.csv sampling interval (10 us); 0 = no time series
+};
+
 struct FlowSpec {
   std::string src, dst;               // host names h<i>
   uint32_t src_index = 0, dst_index = 0;
@@ -45,6 +57,15 @@ struct FlowSpec {
   uint64_t total_bytes() const { return message_bytes * messages; }
 };
 
+// One entry of `flows:` as written: a single flow, or a pattern that expands
+// into flows (kept for the resolved config, which shows the entry, not the expansion).
+struct FlowEntry {
+  std::string pattern;                // "" (one flow) or "permutation"
+  FlowSpec flow;                      // single flow; for a pattern: size, messages, start
+  double load = 0;                    // pattern: fraction of each sender's link rate
+  bool explicit_rate = false;
+};
+
 struct Scenario {
   std::string file;                   // the YAML it came from
   std::string name;
@@ -53,7 +74,13 @@ struct Scenario {
   TopologySection topology;
   LinksSection links;
   HostsSection hosts;
-  std::vector<FlowSpec> flows;
+  SwitchSpec sw;
+  StatsSection stats;
+  std::vector<FlowEntry> flow_entries;
+  std::vector<FlowSpec> flows;        // expanded, in order
+  topology::Topology topo;            // built (empty for direct)
+  uint32_t num_hosts() const;
+  uint64_t host_rate(uint32_t h) const;  // line rate of h<i>'s port
 };
 
 // Reads and validates the scenario; throws core::ConfigError on bad input.

@@ -1,0 +1,253 @@
+#include "sim/switch_config.h"
+
+#include <sstream>
+
+#include "core/units.h"
+#include "mmu/config.h"
+
+namespace rocesim::sim {
+
+using core::CfgNode;
+
+sw::QosConfig SwitchSpec::default_qos() {
+  sw::QosConfig q;
+  q.trust_dscp = true;
+  q.dscp_to_tc.fill(0);
+  q.dscp_to_tc[26] = 3;  // RoCE data (seed 000: priority 3)
+  q.dscp_to_tc[24] = 3;
+  q.dscp_to_tc[48] = 6;  // CNP (DSCP 48, priority 6)
+  return q;
+}
+
+namespace {
+
+void read_profile(const CfgNode& n, ProfileSpec& p, bool allow_headroom) {
+  p.reserved_bytes = n.size("reserved", p.reserved_bytes);
+  const bool has_dyn = n.has("dynamic_th"), has_static = n.has("static_th");
+  if (has_dyn && has_static) n.fail_key("static_th", "give either dynamic_th or static_th, not both");
+  if (has_dyn) {
+    p.dynamic = true;
+    p.dynamic_th = static_cast<int>(n.integer("dynamic_th", p.dynamic_th, mmu::kMinDynamicTh, mmu::kMaxDynamicTh));
+  } else if (has_static) {
+    p.dynamic = false;
+    p.static_bytes = n.size("static_th", p.static_bytes, 1);
+  } else {
+    // Neither given: keep the default, but let finish() know both names.
+    (void)n.integer("dynamic_th", p.dynamic_th, mmu::kMinDynamicTh, mmu::kMaxDynamicTh);
+  }
+  if (allow_headroom) p.headroom_bytes = n.size("headroom", p.headroom_bytes);
+  n.finish();
+}
+
+template <size_t N>
+void read_u8_list(const CfgNode& parent, const std::string& key, std::array<uint8_t, N>& out, int max) {
+  if (!parent.has(key)) {
+    (void)parent.seq(key);
+    return;
+  }
+  const std::vector<CfgNode> items = parent.seq(key);
+  if (items.size() != N) parent.fail_key(key, "expected a list of " + std::to_string(N) + " entries");
+  for (size_t i = 0; i < N; ++i) out[i] = static_cast<uint8_t>(items[i].as_integer(0, max));
+}
+
+uint32_t cells(uint64_t bytes, uint32_t cell) { return static_cast<uint32_t>((bytes + cell - 1) / cell); }
+
+mmu::Threshold threshold_of(const ProfileSpec& p, uint32_t cell) {
+  mmu::Threshold t;
+  t.mode = p.dynamic ? mmu::ThresholdMode::dynamic_th : mmu::ThresholdMode::static_th;
+  t.dynamic_th = p.dynamic_th;
+  t.static_cells = cells(p.static_bytes, cell);
+  return t;
+}
+
+}  // namespace
+
+SwitchSpec read_switch(const CfgNode& n) {
+  SwitchSpec s;
+  s.clock_period_ps = n.time("clock_period", s.clock_period_ps, 100, 100000);
+  const CfgNode pipe = n.map("pipeline");
+  s.cycles.parser = static_cast<uint32_t>(pipe.integer("parser", s.cycles.parser, 0, 100000));
+  s.cycles.lookup = static_cast<uint32_t>(pipe.integer("lookup", s.cycles.lookup, 0, 100000));
+  s.cycles.mmu = static_cast<uint32_t>(pipe.integer("mmu", s.cycles.mmu, 0, 100000));
+  s.cycles.egress = static_cast<uint32_t>(pipe.integer("egress", s.cycles.egress, 0, 100000));
+  pipe.finish();
+  s.cut_through = n.boolean("cut_through", s.cut_through);
+
+  const CfgNode buf = n.map("buffer");
+  s.cell_bytes = static_cast<uint32_t>(buf.size("cell", s.cell_bytes, 64, 16384));
+  s.buffer_bytes = buf.size("size", s.buffer_bytes, s.cell_bytes, 4ull << 30);
+  s.write_cells_per_cycle = static_cast<uint32_t>(buf.integer("write_cells_per_cycle", s.write_cells_per_cycle, 1, 4096));
+  s.read_cells_per_cycle = static_cast<uint32_t>(buf.integer("read_cells_per_cycle", s.read_cells_per_cycle, 1, 4096));
+  buf.finish();
+
+  const CfgNode m = n.map("mmu");
+  const CfgNode pools = m.map("pools");
+  s.ingress_lossless_pool = pools.size("ingress_lossless", s.ingress_lossless_pool);
+  s.ingress_lossy_pool = pools.size("ingress_lossy", s.ingress_lossy_pool);
+  s.egress_lossless_pool = pools.size("egress_lossless", s.egress_lossless_pool);
+  s.egress_lossy_pool = pools.size("egress_lossy", s.egress_lossy_pool);
+  pools.finish();
+  s.shared_headroom_bytes = m.size("shared_headroom", s.shared_headroom_bytes);
+  if (m.has("lossless_pgs")) {
+    s.lossless_pgs.clear();
+    for (const CfgNode& e : m.seq("lossless_pgs")) s.lossless_pgs.push_back(static_cast<uint32_t>(e.as_integer(0, 7)));
+  } else {
+    (void)m.seq("lossless_pgs");
+  }
+  read_profile(m.map("pg_lossless"), s.pg_lossless, true);
+  read_profile(m.map("pg_lossy"), s.pg_lossy, false);
+  read_profile(m.map("queue_lossless"), s.queue_lossless, false);
+  read_profile(m.map("queue_lossy"), s.queue_lossy, false);
+  m.finish();
+
+  const CfgNode q = n.map("qos");
+  s.qos.trust_dscp = q.choice("trust", "dscp", {"dscp", "pcp"}) == "dscp";
+  if (q.has("dscp_to_tc")) {
+    const CfgNode map = q.map("dscp_to_tc");
+    s.qos.dscp_to_tc.fill(0);
+    for (const std::string& k : map.keys()) {
+      int64_t dscp = -1;
+      try {
+        size_t used = 0;
+        dscp = std::stoll(k, &used);
+        if (used != k.size()) dscp = -1;
+      } catch (...) {
+        dscp = -1;
+      }
+      if (dscp < 0 || dscp > 63) map.fail_key(k, "DSCP keys must be integers 0..63");
+      s.qos.dscp_to_tc[static_cast<size_t>(dscp)] = static_cast<uint8_t>(map.integer(k, 0, 0, 7));
+    }
+    map.finish();
+  } else {
+    (void)q.map("dscp_to_tc");
+  }
+  read_u8_list(q, "pcp_to_tc", s.qos.pcp_to_tc, 7);
+  read_u8_list(q, "tc_to_queue", s.qos.tc_to_queue, 7);
+  read_u8_list(q, "tc_to_pg", s.qos.tc_to_pg, 7);
+  q.finish();
+  s.hash_seed = static_cast<uint32_t>(n.integer("hash_seed", 0, 0, UINT32_MAX));
+  n.finish();
+  return s;
+}
+
+sw::SwitchConfig make_switch_config(const SwitchSpec& s, const std::vector<uint64_t>& port_rates) {
+  sw::SwitchConfig c;
+  c.clock_period_ps = s.clock_period_ps;
+  c.cycles = s.cycles;
+  c.cut_through = s.cut_through;
+  c.port_rates = port_rates;
+  c.buffer.cell_bytes = s.cell_bytes;
+  c.buffer.total_cells = static_cast<uint32_t>(s.buffer_bytes / s.cell_bytes);
+  c.buffer.write_cells_per_cycle = s.write_cells_per_cycle;
+  c.buffer.read_cells_per_cycle = s.read_cells_per_cycle;
+  c.buffer.clock_period_ps = s.clock_period_ps;
+  c.qos = s.qos;
+  c.hash_seed = s.hash_seed;
+
+  const uint32_t cell = s.cell_bytes;
+  mmu::Config& m = c.mmu;
+  m.cell_bytes = cell;
+  m.total_cells = c.buffer.total_cells;
+  // Pool indices: 0 ingress lossless, 1 ingress lossy, 2 egress lossless, 3 egress lossy.
+  m.pools = {
+      {"ingress_lossless", mmu::PoolType::ingress, cells(s.ingress_lossless_pool, cell), mmu::ThresholdMode::dynamic_th},
+      {"ingress_lossy", mmu::PoolType::ingress, cells(s.ingress_lossy_pool, cell), mmu::ThresholdMode::dynamic_th},
+      {"egress_lossless", mmu::PoolType::egress, cells(s.egress_lossless_pool, cell), mmu::ThresholdMode::dynamic_th},
+      {"egress_lossy", mmu::PoolType::egress, cells(s.egress_lossy_pool, cell), mmu::ThresholdMode::dynamic_th},
+  };
+  m.shared_headroom_cells = cells(s.shared_headroom_bytes, cell);
+  std::array<bool, 8> pg_lossless{};
+  for (uint32_t pg : s.lossless_pgs) pg_lossless[pg] = true;
+  // A queue is lossless when a traffic class mapped to it is mapped to a lossless PG.
+  std::array<bool, 8> q_lossless{};
+  for (int tc = 0; tc < 8; ++tc)
+    if (pg_lossless[s.qos.tc_to_pg[tc]]) q_lossless[s.qos.tc_to_queue[tc]] = true;
+  m.ports.resize(port_rates.size());
+  for (mmu::PortConfig& p : m.ports) {
+    for (int pg = 0; pg < 8; ++pg) {
+      const ProfileSpec& prof = pg_lossless[pg] ? s.pg_lossless : s.pg_lossy;
+      mmu::PgProfile& g = p.pgs[pg];
+      g.pool = pg_lossless[pg] ? 0 : 1;
+      g.reserved_cells = cells(prof.reserved_bytes, cell);
+      g.threshold = threshold_of(prof, cell);
+      g.headroom_cells = pg_lossless[pg] ? cells(prof.headroom_bytes, cell) : 0;
+      g.lossless = pg_lossless[pg];
+    }
+    for (int q = 0; q < 8; ++q) {
+      const ProfileSpec& prof = q_lossless[q] ? s.queue_lossless : s.queue_lossy;
+      mmu::QueueProfile& qp = p.queues[q];
+      qp.pool = q_lossless[q] ? 2 : 3;
+      qp.reserved_cells = cells(prof.reserved_bytes, cell);
+      qp.threshold = threshold_of(prof, cell);
+    }
+  }
+  return c;
+}
+
+void check_switch_config(const SwitchSpec& s, uint32_t ports, const CfgNode& where) {
+  const sw::SwitchConfig c = make_switch_config(s, std::vector<uint64_t>(ports, 1));
+  const std::vector<std::string> errors = mmu::validate(c.mmu);
+  if (!errors.empty())
+    where.fail("invalid buffer configuration for a " + std::to_string(ports) + "-port switch: " + errors.front() +
+               (errors.size() > 1 ? " (and " + std::to_string(errors.size() - 1) + " more)" : ""));
+}
+
+namespace {
+void emit_profile(std::ostringstream& o, const char* name, const ProfileSpec& p, bool headroom) {
+  o << "    " << name << ": {reserved: " << core::format_size(p.reserved_bytes);
+  if (p.dynamic) {
+    o << ", dynamic_th: " << p.dynamic_th;
+  } else {
+    o << ", static_th: " << core::format_size(p.static_bytes);
+  }
+  if (headroom) o << ", headroom: " << core::format_size(p.headroom_bytes);
+  o << "}\n";
+}
+template <size_t N>
+void emit_list(std::ostringstream& o, const char* name, const std::array<uint8_t, N>& a) {
+  o << "    " << name << ": [";
+  for (size_t i = 0; i < N; ++i) o << (i ? ", " : "") << int(a[i]);
+  o << "]\n";
+}
+}  // namespace
+
+std::string emit_switch(const SwitchSpec& s) {
+  std::ostringstream o;
+  o << "  clock_period: " << core::format_time(s.clock_period_ps) << "\n";
+  o << "  pipeline: {parser: " << s.cycles.parser << ", lookup: " << s.cycles.lookup << ", mmu: " << s.cycles.mmu
+    << ", egress: " << s.cycles.egress << "}\n";
+  o << "  cut_through: " << (s.cut_through ? "true" : "false") << "\n";
+  o << "  buffer: {size: " << core::format_size(s.buffer_bytes) << ", cell: " << core::format_size(s.cell_bytes)
+    << ", write_cells_per_cycle: " << s.write_cells_per_cycle << ", read_cells_per_cycle: " << s.read_cells_per_cycle
+    << "}\n";
+  o << "  mmu:\n";
+  o << "    pools: {ingress_lossless: " << core::format_size(s.ingress_lossless_pool)
+    << ", ingress_lossy: " << core::format_size(s.ingress_lossy_pool)
+    << ", egress_lossless: " << core::format_size(s.egress_lossless_pool)
+    << ", egress_lossy: " << core::format_size(s.egress_lossy_pool) << "}\n";
+  o << "    shared_headroom: " << core::format_size(s.shared_headroom_bytes) << "\n";
+  o << "    lossless_pgs: [";
+  for (size_t i = 0; i < s.lossless_pgs.size(); ++i) o << (i ? ", " : "") << s.lossless_pgs[i];
+  o << "]\n";
+  emit_profile(o, "pg_lossless", s.pg_lossless, true);
+  emit_profile(o, "pg_lossy", s.pg_lossy, false);
+  emit_profile(o, "queue_lossless", s.queue_lossless, false);
+  emit_profile(o, "queue_lossy", s.queue_lossy, false);
+  o << "  qos:\n";
+  o << "    trust: " << (s.qos.trust_dscp ? "dscp" : "pcp") << "\n";
+  o << "    dscp_to_tc: {";
+  bool first = true;
+  for (int d = 0; d < 64; ++d) {
+    if (!s.qos.dscp_to_tc[d]) continue;
+    o << (first ? "" : ", ") << d << ": " << int(s.qos.dscp_to_tc[d]);
+    first = false;
+  }
+  o << "}\n";
+  emit_list(o, "pcp_to_tc", s.qos.pcp_to_tc);
+  emit_list(o, "tc_to_queue", s.qos.tc_to_queue);
+  emit_list(o, "tc_to_pg", s.qos.tc_to_pg);
+  o << "  hash_seed: " << s.hash_seed << "\n";
+  return o.str();
+}
+
+}  // namespace rocesim::sim

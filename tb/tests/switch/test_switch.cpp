@@ -1,0 +1,275 @@
+// The switch chip end to end, in-process: dynamic thresholds against
+// Choudhury & Hahne, static caps, lossy overload drops, pipeline timing in
+// store-and-forward and cut-through, buffer bandwidth contention.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <string>
+
+#include "core/config.h"
+#include "core/time.h"
+#include "sim/fabric.h"
+#include "sim/scenario.h"
+
+using namespace rocesim;
+
+namespace {
+
+struct SimRun {
+  sim::Scenario scen;
+  std::unique_ptr<sim::Fabric> fabric;
+  sim::RunResult result;
+};
+
+// Builds and runs a scenario given as YAML (one per test process: SystemC elaborates once).
+SimRun run_yaml(const std::string& yaml) {
+  SimRun r;
+  auto cfg = core::Config::load_string(yaml, "test.yaml");
+  r.scen = sim::read_scenario(*cfg);
+  r.fabric = std::make_unique<sim::Fabric>("fabric", r.scen);
+  r.result = r.fabric->run();
+  EXPECT_TRUE(r.result.conserved) << "sent " << r.result.sent << " delivered " << r.result.delivered << " dropped "
+                                  << r.result.dropped << " in flight " << r.result.in_flight;
+  return r;
+}
+
+// A single switch with lossy traffic (DSCP 0 -> TC 0 -> lossy PG 0 and queue 0)
+// and a large ingress lossy pool, so only the egress side binds.
+std::string lossy_switch(uint32_t hosts, const std::string& queue_profile, const std::string& egress_pool,
+                         const std::string& duration = "400us") {
+  return "name: t\n"
+         "sim: {duration: " + duration + ", stop_when_done: false}\n"
+         "topology: {kind: single_switch, hosts: " + std::to_string(hosts) + ", host_rate: 100Gbps, cable_m: 1}\n"
+         "hosts: {mtu: 1024, dscp: 0, pcp: 0}\n"
+         "stats: {interval: 0}\n"
+         "switch:\n"
+         "  buffer: {size: 16MiB, cell: 256B}\n"
+         "  mmu:\n"
+         "    pools: {ingress_lossless: 256KiB, ingress_lossy: 15MiB, egress_lossless: 256KiB, egress_lossy: " +
+         egress_pool + "}\n"
+         "    shared_headroom: 128KiB\n"
+         "    pg_lossy: {reserved: 0B, dynamic_th: 7}\n"
+         "    queue_lossy: " + queue_profile + "\n";
+}
+
+}  // namespace
+
+// N egress queues, each fed by two line-rate senders, settle at
+// alpha*B/(1+N*alpha) (Choudhury & Hahne 1998) within one cell plus one MTU frame.
+struct DtCase {
+  int n;       // alpha = 2^n
+  uint32_t N;  // overloaded queues
+};
+void PrintTo(const DtCase& c, std::ostream* os) { *os << "n=" << c.n << " N=" << c.N; }
+
+class DynamicThreshold : public ::testing::TestWithParam<DtCase> {};
+
+TEST_P(DynamicThreshold, QueuesSettleAtAlphaBOverOnePlusNAlpha) {
+  const DtCase c = GetParam();
+  const uint32_t N = c.N;
+  const uint64_t B_cells = 4096;  // 1 MiB egress lossy pool of 256 B cells
+  std::string yaml = lossy_switch(3 * N, "{reserved: 0B, dynamic_th: " + std::to_string(c.n) + "}", "1MiB");
+  yaml += "flows:\n";
+  // Senders h0..h(2N-1); queue i is port 2N+i (host h(2N+i)), fed by h(2i) and h(2i+1).
+  for (uint32_t i = 0; i < N; ++i) {
+    for (uint32_t k = 0; k < 2; ++k) {
+      yaml += "  - {src: h" + std::to_string(2 * i + k) + ", dst: h" + std::to_string(2 * N + i) +
+              ", size: 1MiB, messages: 100}\n";
+    }
+  }
+  auto cfg = core::Config::load_string(yaml, "dt.yaml");
+  const sim::Scenario scen = sim::read_scenario(*cfg);
+  sim::Fabric fabric("fabric", scen);
+  const sw::Switch& s = *fabric.switches().at(0);
+  // Let the queues fill (1 MiB at an excess of 100 Gbps takes about 84 us),
+  // then measure each queue's time-averaged depth over the next 200 us.
+  sc_core::sc_start(core::ps(200000000));
+  std::vector<sw::QueueStats> before;
+  for (uint32_t i = 0; i < N; ++i) before.push_back(s.queue_stats_now(2 * N + i, 0));
+  sc_core::sc_start(core::ps(200000000));
+  const double alpha = std::ldexp(1.0, c.n);
+  const double expect = alpha * B_cells / (1.0 + N * alpha);
+  // Frame of a 1024 B payload: 14+4+20+8+12+1024+4+4 = 1090 B -> 5 cells.
+  const double tol = 1 + 5;
+  for (uint32_t i = 0; i < N; ++i) {
+    const uint32_t port = 2 * N + i;
+    const sw::QueueStats after = s.queue_stats_now(port, 0);
+    const double avg = static_cast<double>((after.area_cells - before[i].area_cells) /
+                                           static_cast<long double>(after.last_change_ps - before[i].last_change_ps));
+    EXPECT_NEAR(avg, expect, tol) << "time-averaged queue on port " << port;
+    // The queue at the end is in the band too, give or take the packet in transit.
+    EXPECT_NEAR(after.depth_cells, expect, tol + 5) << "queue on port " << port << " at the end";
+    EXPECT_GT(s.mmu().queue_counters(static_cast<uint16_t>(port), 0).dropped.packets[size_t(mmu::Verdict::drop_egress_limit)], 0u)
+        << "the queue must be overloaded";
+  }
+  const link::Ledger& L = fabric.ledger();
+  EXPECT_EQ(L.dropped(packet::DropReason::egress_limit), L.dropped()) << "every drop is an egress-limit drop";
+}
+
+INSTANTIATE_TEST_SUITE_P(Alphas, DynamicThreshold,
+                         ::testing::Values(DtCase{-2, 1}, DtCase{-2, 2}, DtCase{-2, 4}, DtCase{0, 1}, DtCase{0, 2},
+                                           DtCase{0, 4}, DtCase{2, 1}, DtCase{2, 2}, DtCase{2, 4}),
+                         [](const ::testing::TestParamInfo<DtCase>& i) {
+                           return "n" + std::string(i.param.n < 0 ? "m" : "") + std::to_string(std::abs(i.param.n)) +
+                                  "_N" + std::to_string(i.param.N);
+                         });
+
+TEST(StaticThreshold, CapsTheQueueAtItsValue) {
+  std::string yaml = lossy_switch(3, "{reserved: 0B, static_th: 100KiB}", "4MiB");
+  yaml += "flows:\n  - {src: h0, dst: h2, size: 1MiB, messages: 50}\n  - {src: h1, dst: h2, size: 1MiB, messages: 50}\n";
+  SimRun r = run_yaml(yaml);
+  const sw::Switch& s = *r.fabric->switches().at(0);
+  const uint32_t cap = 100 * 1024 / 256;  // 400 cells
+  const sw::QueueStats q = s.queue_stats(2, 0);
+  EXPECT_LE(q.peak_cells, cap);
+  EXPECT_GE(q.peak_cells, cap - 4) << "the queue fills up to the cap (within one frame)";
+  EXPECT_GT(r.fabric->ledger().dropped(packet::DropReason::egress_limit), 0u);
+}
+
+TEST(LossyOverload, TwoToOneDropsExactlyTheExcessAtTheEgressLimit) {
+  // Two line-rate senders, 8 MiB each, into one 100 Gbps port.
+  std::string yaml = lossy_switch(3, "{reserved: 0B, dynamic_th: 0}", "2MiB", "2ms");
+  yaml += "flows:\n  - {src: h0, dst: h2, size: 1MiB, messages: 8}\n  - {src: h1, dst: h2, size: 1MiB, messages: 8}\n";
+  SimRun r = run_yaml(yaml);
+  const sw::Switch& s = *r.fabric->switches().at(0);
+  const uint64_t sent = r.result.sent;
+  EXPECT_EQ(sent, 2u * 8 * 1024);
+  EXPECT_EQ(r.result.in_flight, 0u) << "the run outlasts the burst";
+  // What did not arrive was dropped, all at the egress limit, and the MMU agrees.
+  EXPECT_EQ(r.result.dropped, sent - r.result.delivered);
+  EXPECT_EQ(r.fabric->ledger().dropped(packet::DropReason::egress_limit), r.result.dropped);
+  EXPECT_EQ(s.mmu().queue_counters(2, 0).dropped.total_packets(), r.result.dropped);
+  EXPECT_GT(r.result.dropped, 0u);
+  // The egress ran at line rate while the overload lasted: the receiver got
+  // the port's capacity over the senders' busy time plus what the queue held.
+  const link::MacStats& out = s.ports[2]->stats();
+  const link::MacStats& in0 = r.fabric->hosts()[0]->mac.stats();
+  EXPECT_GE(out.tx_busy_ps, in0.tx_busy_ps) << "no idle egress time during the overload";
+  // The excess: arrivals minus what left, minus what the queue held at its peak.
+  const uint64_t arrived = s.ports[0]->stats().rx_frames + s.ports[1]->stats().rx_frames;
+  EXPECT_EQ(arrived, sent);
+  EXPECT_EQ(out.tx_frames, r.result.delivered);
+}
+
+namespace {
+// One frame through an idle switch; returns (switch last-bit-in, first-bit-out at the switch egress).
+struct Latency {
+  uint64_t in_last, in_hdr, out_first;
+  uint32_t frame, hdr, cells;
+};
+Latency one_frame(bool cut_through, const std::string& extra) {
+  const std::string yaml =
+      "name: lat\n"
+      "topology: {kind: single_switch, hosts: 2, host_rate: 100Gbps, cable_m: 3}\n"
+      "hosts: {mtu: 4096}\n"
+      "stats: {interval: 0}\n"
+      "switch:\n"
+      "  clock_period: 1100ps\n"
+      "  pipeline: {parser: 7, lookup: 11, mmu: 5, egress: 13}\n"
+      "  cut_through: " + std::string(cut_through ? "true" : "false") + "\n" + extra +
+      "flows:\n  - {src: h0, dst: h1, size: 3000B, start: 333ns}\n";
+  SimRun r = run_yaml(yaml);
+  const host::FlowRecord& f = r.fabric->flows().at(0);
+  EXPECT_TRUE(f.done());
+  Latency l{};
+  // WRITE_ONLY with RETH, 802.1Q: 14+4+20+8+12+16 = 74 B of headers, +3000 payload, +4 ICRC, +4 FCS.
+  l.hdr = 74;
+  l.frame = 74 + 3000 + 8;
+  l.cells = (l.frame + 255) / 256;
+  const uint64_t cable = 15000;  // 3 m
+  const uint64_t first_in = 333000 + cable;
+  l.in_last = first_in + (8ull + l.frame) * 80;
+  l.in_hdr = first_in + (8ull + l.hdr) * 80;
+  l.out_first = f.first_rx_ps - cable;
+  return l;
+}
+uint64_t align(uint64_t t, uint64_t p) { return (t + p - 1) / p * p; }
+}  // namespace
+
+TEST(Pipeline, StoreAndForwardLatencyIsPipelineCyclesFromTheNextClockEdge) {
+  const Latency l = one_frame(false, "");
+  const uint64_t P = 1100;
+  // Default buffer: 16 cells written and read per cycle -> 1 cycle each for 13 cells.
+  const uint64_t cycles = 7 + 11 + 5 + 1 + 13 + 1;
+  EXPECT_EQ(l.out_first, align(l.in_last, P) + cycles * P);
+  EXPECT_NE(l.in_last % P, 0u) << "the case exercises the alignment to a clock edge";
+}
+
+TEST(Pipeline, SlowerBufferAddsItsWriteAndReadCycles) {
+  const Latency l = one_frame(false, "  buffer: {write_cells_per_cycle: 2, read_cells_per_cycle: 4}\n");
+  const uint64_t P = 1100;
+  // 13 cells: ceil(13/2) = 7 write cycles, ceil(13/4) = 4 read cycles.
+  const uint64_t cycles = 7 + 11 + 5 + 7 + 13 + 4;
+  EXPECT_EQ(l.out_first, align(l.in_last, P) + cycles * P);
+}
+
+TEST(Pipeline, CutThroughStartsAfterTheHeaderNotTheLastBit) {
+  const Latency l = one_frame(true, "");
+  const uint64_t P = 1100;
+  // First cell written and read: one cycle each.
+  const uint64_t cycles = 7 + 11 + 5 + 1 + 13 + 1;
+  EXPECT_EQ(l.out_first, align(l.in_hdr, P) + cycles * P);
+  EXPECT_LT(l.out_first, l.in_last) << "the frame leaves before it has fully arrived";
+}
+
+TEST(Pipeline, CutThroughFallsBackToStoreAndForwardIntoAFasterPort) {
+  // A 25G sender into a 100G receiver: the egress would underrun.
+  const std::string yaml =
+      "name: ct\n"
+      "topology: {kind: leaf_spine, leaves: 1, spines: 1, hosts_per_leaf: 2, host_rate: 25Gbps, fabric_rate: 100Gbps}\n"
+      "stats: {interval: 0}\n"
+      "switch: {cut_through: true}\n"
+      "flows:\n  - {src: h0, dst: h1, size: 3000B}\n";
+  SimRun r = run_yaml(yaml);
+  EXPECT_TRUE(r.fabric->flows().at(0).done());
+  // Same speed on both host ports: it cuts through.
+  EXPECT_EQ(r.fabric->switches().at(0)->cut_through_packets(), 1u);
+}
+
+TEST(Buffer, WriteBandwidthContentionDelaysLaterPackets) {
+  // Eight senders to eight receivers, one frame each, all arriving in the same
+  // cycle. One cell written per cycle: each 5-cell frame holds the write port
+  // for 5 cycles, so the k-th admitted frame leaves 5k cycles later.
+  std::string yaml =
+      "name: bw\n"
+      "topology: {kind: single_switch, hosts: 16, host_rate: 100Gbps, cable_m: 1}\n"
+      "stats: {interval: 0}\n"
+      "switch:\n"
+      "  clock_period: 1ns\n"
+      "  buffer: {write_cells_per_cycle: 1, read_cells_per_cycle: 16}\n"
+      "flows:\n";
+  for (int i = 0; i < 8; ++i)
+    yaml += "  - {src: h" + std::to_string(i) + ", dst: h" + std::to_string(8 + i) + ", size: 1024B}\n";
+  SimRun r = run_yaml(yaml);
+  std::vector<uint64_t> lat;
+  for (const auto& f : r.fabric->flows()) {
+    ASSERT_TRUE(f.done());
+    lat.push_back(f.first_rx_ps);
+  }
+  std::sort(lat.begin(), lat.end());
+  // 1024 B payload WRITE_ONLY: 74 + 1024 + 8 = 1106 B -> 5 cells.
+  for (size_t k = 1; k < lat.size(); ++k) EXPECT_EQ(lat[k] - lat[k - 1], 5000u) << "frame " << k;
+  EXPECT_GT(r.fabric->switches().at(0)->buffer.stats().write_wait_ps, 0u);
+  // With enough bandwidth, the same frames leave together.
+  EXPECT_EQ(lat.back() - lat.front(), 7u * 5000);
+}
+
+TEST(Buffer, InvalidBufferConfigurationIsRejectedAtLoad) {
+  const std::string yaml =
+      "name: bad\n"
+      "topology: {kind: single_switch, hosts: 64}\n"
+      "switch:\n"
+      "  mmu: {shared_headroom: 0B, pg_lossless: {reserved: 4608B, dynamic_th: 0, headroom: 160000B}}\n";
+  auto cfg = core::Config::load_string(yaml, "bad.yaml");
+  try {
+    (void)sim::read_scenario(*cfg);
+    FAIL() << "expected a configuration error";
+  } catch (const core::ConfigError& e) {
+    EXPECT_EQ(e.key_path(), "switch");
+    // 64 ports x 2 lossless PGs x 160000 B of reserved headroom = 20 MB > 16 MiB.
+    EXPECT_NE(e.reason().find("64-port switch"), std::string::npos) << e.what();
+    EXPECT_NE(e.reason().find("exceed"), std::string::npos) << e.what();
+  }
+}
