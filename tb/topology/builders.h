@@ -41,7 +41,7 @@ struct LeafSpineParams {
 };
 // Bounds: every count >= 1; leaves * hosts_per_leaf <= kMaxHosts;
 // leaves <= kMaxLeaves; leaves * spines * links_per_leaf_spine <= kMaxFabricLinks;
-// ports per switch <= kMaxPortsPerNode. The first two bound route generation
+// ports per switch <= kMaxPortsPerNode. kMaxLeaves and kMaxFabricLinks bound route generation
 // (one BFS per leaf over the fabric links): the default builds in well under a
 // millisecond, 1024 leaves x 256 spines in ~1.5 s, 4096 x 64 (the corner) in ~5 s.
 inline constexpr uint64_t kMaxLeaves = 4096;
@@ -55,7 +55,7 @@ Topology leaf_spine(const LeafSpineParams& p = {});
 //   pod p, position e (0 <= e < h):  tor(p*h + e), agg(p*h + e)
 //   tor t:   port j < h        -> host h(t*h + j), port 0
 //            port h + a        -> agg a of the same pod, its port (t mod h)
-//   agg g:   port e < h        -> tor e of the same pod
+//   agg g:   port e < h        -> tor e of the same pod, its port (h + g mod h)
 //            port h + c        -> core((g mod h)*h + c), its port (pod of g)
 //   core c:  port p            -> agg (c / h) of pod p, i.e. agg(p*h + c/h)
 // So core c belongs to "core group" c/h, which serves agg position c/h of every pod.

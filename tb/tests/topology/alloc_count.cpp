@@ -7,12 +7,12 @@
 #include <cstdlib>
 #include <new>
 
-namespace rocesim::topology::testing {
+namespace rocesim::topology::test_support {
 std::atomic<uint64_t> g_allocations{0};
-}  // namespace rocesim::topology::testing
+}  // namespace rocesim::topology::test_support
 
 void* operator new(std::size_t n) {
-  rocesim::topology::testing::g_allocations.fetch_add(1, std::memory_order_relaxed);
+  rocesim::topology::test_support::g_allocations.fetch_add(1, std::memory_order_relaxed);
   if (void* p = std::malloc(n ? n : 1)) return p;
   throw std::bad_alloc();
 }

@@ -1,6 +1,7 @@
 // RouteTable: longest-prefix match against a brute-force scan, error cases,
 // and no heap allocation on the lookup path.
 #include <atomic>
+#include <cstdint>
 #include <map>
 #include <random>
 #include <stdexcept>
@@ -11,9 +12,9 @@
 
 #include "topology/route_table.h"
 
-namespace rocesim::topology::testing {
+namespace rocesim::topology::test_support {
 extern std::atomic<uint64_t> g_allocations;  // alloc_count.cpp: every global operator new
-}  // namespace rocesim::topology::testing
+}  // namespace rocesim::topology::test_support
 
 namespace rocesim::topology {
 namespace {
@@ -160,11 +161,15 @@ TEST(RouteTable, LookupDoesNotAllocate) {
   routes.push_back(Route{ip(10, 0, 4, 0), 24, 9});
   RouteTable t(routes);
   uint64_t sum = 0;
-  const uint64_t before = testing::g_allocations.load();
+  const uint64_t before = test_support::g_allocations.load();
   for (uint32_t i = 0; i < 100000; ++i) sum += t.lookup(ip(10, 0, 0, 0) + (i % 2048));
-  const uint64_t after = testing::g_allocations.load();
+  const uint64_t after = test_support::g_allocations.load();
   EXPECT_EQ(after - before, 0u);
   EXPECT_GT(sum, 0u);
+  // The counter is live: building a table does allocate.
+  RouteTable again(routes);
+  EXPECT_GT(test_support::g_allocations.load(), after);
+  EXPECT_EQ(again.lookup(ip(10, 0, 4, 9)), 9u);
 }
 
 }  // namespace
