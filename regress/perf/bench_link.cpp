@@ -12,16 +12,18 @@
 #include "link/link.h"
 #include "link/mac.h"
 #include "packet/build.h"
+#include "endpoint.h"
 
 using namespace rocesim;
 
 namespace {
 
-struct Generator : link::TxSource {
+// Builds the next RoCEv2 WRITE frame: header bytes, ICRC, FCS.
+struct Generator {
   link::Ledger* ledger = nullptr;
   uint32_t payload = 1024;
   uint32_t psn = 0;
-  packet::Packet* pull_frame(uint32_t) override {
+  packet::Packet* operator()() {
     packet::Packet* p = ledger->create();
     packet::EthSpec eth;
     eth.dst = 0x020000000002ull;
@@ -40,22 +42,13 @@ struct Generator : link::TxSource {
   }
 };
 
-struct Sink : link::RxSink {
-  link::Ledger* ledger = nullptr;
-  uint64_t frames = 0;
-  void on_frame(uint32_t, packet::Packet* p, uint64_t) override {
-    ++frames;
-    ledger->deliver(p);
-  }
-};
-
 struct Model {
   packet::PacketPool pool;
   link::Ledger ledger{pool};
   Generator gen;
-  Sink sink;
   std::unique_ptr<link::Mac> a, b;
   std::unique_ptr<link::Link> l;
+  std::unique_ptr<testkit::Endpoint> src, sink;
   Model() {
     link::MacConfig mc;
     mc.rate_bps = 100000000000ull;
@@ -65,9 +58,10 @@ struct Model {
     l = std::make_unique<link::Link>("cable", lc, ledger, 1);
     link::connect(*a, *l, *b);
     gen.ledger = &ledger;
-    sink.ledger = &ledger;
-    a->set_source(&gen);
-    b->set_sink(&sink);
+    src = std::make_unique<testkit::Endpoint>("src", *a, ledger);
+    sink = std::make_unique<testkit::Endpoint>("sink", *b, ledger);
+    src->next = [this]() { return gen(); };
+    sink->record = false;
     sc_core::sc_spawn([this] { a->kick(); });
   }
 };
@@ -80,9 +74,9 @@ Model& model() {
 void BM_EncodeLinkDecode(benchmark::State& state) {
   Model& m = model();
   m.gen.payload = static_cast<uint32_t>(state.range(0));
-  const uint64_t before = m.sink.frames;
+  const uint64_t before = m.sink->received;
   for (auto _ : state) sc_core::sc_start(core::ps(10000000));  // 10 us of simulated time per iteration
-  const uint64_t frames = m.sink.frames - before;
+  const uint64_t frames = m.sink->received - before;
   state.SetItemsProcessed(static_cast<int64_t>(frames));
   state.counters["frames"] = static_cast<double>(frames);
   state.counters["pool_chunks"] = static_cast<double>(m.pool.chunks_allocated());

@@ -11,9 +11,12 @@ using namespace sc_core;
 namespace pk = rocesim::packet;
 
 Host::Host(sc_module_name name, const HostConfig& cfg, link::Ledger& ledger)
-    : sc_module(name), mac("mac", 0, cfg.port, ledger), m_cfg(cfg), m_ledger(ledger) {
-  mac.set_source(this);
-  mac.set_sink(this);
+    : sc_module(name), mac("mac", 0, cfg.port, ledger), tx_out("tx_out"), rx_in("rx_in"), m_cfg(cfg), m_ledger(ledger) {
+  tx_out.bind(static_cast<link::pkt_bw_if&>(*this));
+  rx_in.bind(static_cast<link::pkt_fw_if&>(*this));
+  tx_out.bind(mac.tx_in);
+  mac.rx_out.bind(rx_in);
+  mac.set_ready(this);
   SC_METHOD(on_wake);
   sensitive << m_wake_ev;
   dont_initialize();
@@ -97,7 +100,14 @@ pk::Packet* Host::make_packet(SendState& s) {
   return p;
 }
 
-pk::Packet* Host::pull_frame(uint32_t) {
+void Host::on_tx_ready(uint32_t) {
+  pk::Packet* p = next_frame();
+  if (!p) return;
+  sc_time zero = SC_ZERO_TIME;
+  tx_out->b_transport(*p, zero);
+}
+
+pk::Packet* Host::next_frame() {
   const uint64_t now = core::now_ps();
   const size_t n = m_send.size();
   uint64_t earliest = UINT64_MAX;
@@ -123,7 +133,9 @@ pk::Packet* Host::pull_frame(uint32_t) {
   return nullptr;
 }
 
-void Host::on_frame(uint32_t, pk::Packet* p, uint64_t first_bit_ps) {
+void Host::b_transport(pk::Packet& pkt, sc_time&) {
+  pk::Packet* p = &pkt;
+  const uint64_t first_bit_ps = p->rx_first_bit_ps;
   const pk::Meta& m = p->meta;
   if (m.kind != pk::FrameKind::roce || m.dst_ip != m_cfg.ip) {
     ++m_unexpected;

@@ -57,9 +57,14 @@ class FlowListener {
   virtual void on_flow_done(FlowRecord& f) = 0;
 };
 
-class Host : public sc_core::sc_module, public link::TxSource, public link::RxSink {
+class Host : public sc_core::sc_module,
+             public link::TxReady,
+             public link::PacketTargetBase,
+             public link::PacketInitiatorBase {
  public:
   link::Mac mac;
+  link::pkt_initiator_socket tx_out;  // frames to mac.tx_in
+  link::pkt_target_socket rx_in;      // frames from mac.rx_out
 
   SC_HAS_PROCESS(Host);
   Host(sc_core::sc_module_name name, const HostConfig& cfg, link::Ledger& ledger);
@@ -72,8 +77,9 @@ class Host : public sc_core::sc_module, public link::TxSource, public link::RxSi
   const HostConfig& config() const { return m_cfg; }
   uint64_t unexpected_frames() const { return m_unexpected; }
 
-  packet::Packet* pull_frame(uint32_t port) override;
-  void on_frame(uint32_t port, packet::Packet* p, uint64_t first_bit_ps) override;
+  void on_tx_ready(uint32_t port) override;
+  // A received, checked frame from the MAC (delay zero: it has arrived).
+  void b_transport(packet::Packet& p, sc_core::sc_time& delay) override;
 
  private:
   struct SendState {
@@ -93,6 +99,7 @@ class Host : public sc_core::sc_module, public link::TxSource, public link::RxSi
   };
   void on_wake();
   packet::Packet* make_packet(SendState& s);
+  packet::Packet* next_frame();
 
   HostConfig m_cfg;
   link::Ledger& m_ledger;

@@ -7,9 +7,13 @@ namespace rocesim::link {
 using namespace sc_core;
 
 Mac::Mac(sc_module_name name, uint32_t port, const MacConfig& cfg, Ledger& ledger)
-    : sc_module(name), tx("tx"), rx("rx"), m_port(port), m_cfg(cfg), m_ledger(ledger) {
-  tx.bind(static_cast<pkt_bw_if&>(*this));
-  rx.bind(static_cast<pkt_fw_if&>(*this));
+    : sc_module(name), tx("tx"), rx("rx"), tx_in("tx_in"), rx_out("rx_out"), m_port(port), m_cfg(cfg), m_ledger(ledger) {
+  m_from_cable.mac = this;
+  m_from_node.mac = this;
+  tx.bind(static_cast<pkt_bw_if&>(m_from_cable));
+  rx.bind(static_cast<pkt_fw_if&>(m_from_cable));
+  tx_in.bind(static_cast<pkt_fw_if&>(m_from_node));
+  rx_out.bind(static_cast<pkt_bw_if&>(m_from_node));
   SC_METHOD(on_tx_done);
   sensitive << m_tx_done_ev;
   dont_initialize();
@@ -23,46 +27,36 @@ void Mac::kick() {
 }
 
 void Mac::try_start() {
-  if (!m_source) return;
-  m_in_start = true;  // the source may kick() again from inside pull_frame
-  packet::Packet* p = m_source->pull_frame(m_port);
+  if (!m_ready) return;
+  m_in_start = true;  // the node may kick() again while answering
+  m_ready->on_tx_ready(m_port);
   m_in_start = false;
-  if (!p) return;
+}
 
+void Mac::send(packet::Packet& p, sc_time& delay) {
+  if (m_tx_busy || delay != SC_ZERO_TIME) {
+    SC_REPORT_ERROR("rocesim/mac", "tx_in: a frame was sent while the MAC was busy or for later");
+    m_ledger.drop(&p, packet::DropReason::none);
+    return;
+  }
   const uint64_t t0 = core::now_ps();
-  const uint32_t frame = p->frame_len();
+  const uint32_t frame = p.frame_len();
   const uint64_t last_bit = core::serialization_ps(packet::kPreambleSfdBytes + frame, m_cfg.rate_bps);
-  const uint64_t busy = core::serialization_ps(p->wire_bytes(), m_cfg.rate_bps);
+  const uint64_t busy = core::serialization_ps(p.wire_bytes(), m_cfg.rate_bps);
   m_tx_busy = true;
   ++m_stats.tx_frames;
   m_stats.tx_bytes += frame;
   m_stats.tx_busy_ps += busy;
-  if (m_tx_pcap) m_tx_pcap->write(t0, *p);
+  if (m_tx_pcap) m_tx_pcap->write(t0, p);
   m_tx_done_ev.notify(core::ps(busy));
   sc_time d = core::ps(last_bit);
-  tx->b_transport(*p, d);  // ownership passes to the link
+  tx->b_transport(p, d);  // ownership passes to the cable
 }
 
 void Mac::on_tx_done() {
   m_ledger.count_event();
   m_tx_busy = false;
   try_start();
-}
-
-void Mac::b_transport(packet::Packet& p, sc_time& delay) {
-  const uint64_t last = core::now_ps() + core::to_ps(delay);
-  const uint64_t first = last - core::serialization_ps(packet::kPreambleSfdBytes + p.frame_len(), m_cfg.rate_bps);
-  const uint64_t at = m_cfg.deliver_at_header
-                          ? first + core::serialization_ps(packet::kPreambleSfdBytes + p.hdr_len, m_cfg.rate_bps)
-                          : last;
-  if (m_sink && m_sink->early_handoff()) {
-    // Same checks and counters as on arrival, done now; the sink times itself.
-    if (m_rx_pcap) m_rx_pcap->write(first, p);
-    if (accept(p)) m_sink->on_frame_early(m_port, &p, first, at);
-    return;
-  }
-  if (m_rx_fifo.empty()) m_rx_ev.notify(core::ps(at - core::now_ps()));
-  m_rx_fifo.push_back(Arrival{&p, at, first});
 }
 
 bool Mac::accept(packet::Packet& p) {
@@ -78,19 +72,37 @@ bool Mac::accept(packet::Packet& p) {
   return true;
 }
 
+void Mac::hand_up(packet::Packet& p, uint64_t delay_ps) {
+  sc_time d = core::ps(delay_ps);
+  rx_out->b_transport(p, d);  // ownership passes to the node
+}
+
+void Mac::arrive(packet::Packet& p, sc_time& delay) {
+  const uint64_t now = core::now_ps();
+  const uint64_t last = now + core::to_ps(delay);
+  const uint64_t first = last - core::serialization_ps(packet::kPreambleSfdBytes + p.frame_len(), m_cfg.rate_bps);
+  const uint64_t at = m_cfg.deliver_at_header
+                          ? first + core::serialization_ps(packet::kPreambleSfdBytes + p.hdr_len, m_cfg.rate_bps)
+                          : last;
+  p.rx_first_bit_ps = first;
+  if (m_cfg.early_handoff) {
+    // Same checks and counters as on arrival, done now; the node times itself.
+    if (m_rx_pcap) m_rx_pcap->write(first, p);
+    if (accept(p)) hand_up(p, at - now);
+    return;
+  }
+  if (m_rx_fifo.empty()) m_rx_ev.notify(core::ps(at - now));
+  m_rx_fifo.push_back(Arrival{&p, at});
+}
+
 void Mac::on_rx() {
   m_ledger.count_event();
   const uint64_t now = core::now_ps();
   while (!m_rx_fifo.empty() && m_rx_fifo.front().deliver_ps <= now) {
-    Arrival a = m_rx_fifo.front();
+    packet::Packet* p = m_rx_fifo.front().p;
     m_rx_fifo.pop_front();
-    if (m_rx_pcap) m_rx_pcap->write(a.first_bit_ps, *a.p);
-    if (!accept(*a.p)) continue;
-    if (m_sink) {
-      m_sink->on_frame(m_port, a.p, a.first_bit_ps);
-    } else {
-      m_ledger.drop(a.p, packet::DropReason::no_route);
-    }
+    if (m_rx_pcap) m_rx_pcap->write(p->rx_first_bit_ps, *p);
+    if (accept(*p)) hand_up(*p, 0);
   }
   if (!m_rx_fifo.empty()) m_rx_ev.notify(core::ps(m_rx_fifo.front().deliver_ps - now));
 }

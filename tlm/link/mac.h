@@ -1,13 +1,25 @@
 // An Ethernet MAC port: serializes frames at line rate and receives frames.
 //
-// Transmit: the MAC pulls its next frame from a TxSource when it is idle and
-// was kicked, or when the previous frame plus its inter-frame gap has left.
+// Sockets (rocesim's packet protocol, link/protocol.h):
+//   tx      -> cable: frames on the wire
+//   rx      <- cable: frames arriving
+//   tx_in   <- the node (host NIC or switch egress): the frame to send now
+//   rx_out  -> the node: frames received and checked
+// Transmit: when the MAC is idle and kicked, or when the previous frame plus
+// its inter-frame gap has left, it tells its TxReady (the node) that it is
+// ready; the node answers, synchronously, with a frame through tx_in, or not.
 // A frame starting at t0 (first bit of the preamble) occupies the wire for
 //   (preamble+SFD 8 B + frame incl. FCS, at least 64 B + IFG 12 B) * 8 / rate,
 // and its last bit leaves at t0 + (8 + frame) * 8 / rate. Exact to the ps.
-// Receive: frames arrive through `rx`; the MAC holds them until their last bit
-// has arrived, checks them with the parser (FCS, headers, ICRC) and hands good
-// ones to the RxSink; bad ones are dropped with their reason.
+// Receive: a frame's checks (FCS, headers, ICRC) run with the parser; bad
+// frames are dropped with their reason. Good frames go up through rx_out:
+//   - by default when their last bit (or, with deliver_at_header, their
+//     headers) has arrived, with a zero delay;
+//   - with early_handoff, as soon as they enter the cable, with the delay
+//     until that arrival annotated (b_transport's LT convention). A switch
+//     pipeline, which acts a fixed number of cycles after arrival, schedules
+//     itself from it, which saves the MAC one event per frame.
+// Packet::rx_first_bit_ps carries the first bit's arrival time.
 // No process wakes unless a frame starts, ends or arrives.
 #pragma once
 
@@ -23,42 +35,24 @@
 
 namespace rocesim::link {
 
-class TxSource {
+// The node behind a MAC: told when the MAC can take a frame.
+class TxReady {
  public:
-  virtual ~TxSource() = default;
-  // The next frame to serialize on `port` now, or nullptr when there is none
-  // (the source kicks the MAC when it has one).
-  virtual packet::Packet* pull_frame(uint32_t port) = 0;
-};
-
-class RxSink {
- public:
-  virtual ~RxSink() = default;
-  // A good frame whose last bit arrived now (or, for a MAC that delivers at
-  // the header, whose headers did); its first bit arrived at first_bit_ps.
-  // The sink owns the frame and must deliver, forward or drop it.
-  virtual void on_frame(uint32_t port, packet::Packet* p, uint64_t first_bit_ps) = 0;
-
-  // Early hand-off: a sink that schedules its own processing (a switch
-  // pipeline, which acts a fixed number of cycles after arrival) can take
-  // frames when they enter the cable instead of when they arrive, saving the
-  // MAC's arrival event. `arrive_ps` is the future time at which the frame's
-  // last bit (or, with deliver_at_header, its headers) arrives; the sink must
-  // not act on the frame before then. Checks have already run.
-  virtual bool early_handoff() const { return false; }
-  virtual void on_frame_early(uint32_t port, packet::Packet* p, uint64_t first_bit_ps, uint64_t arrive_ps) {
-    (void)port, (void)p, (void)first_bit_ps, (void)arrive_ps;
-  }
+  virtual ~TxReady() = default;
+  // The MAC on `port` is idle: send a frame through its tx_in now, if there is
+  // one (otherwise kick() it later, when there is).
+  virtual void on_tx_ready(uint32_t port) = 0;
 };
 
 struct MacConfig {
   uint64_t rate_bps = 100000000000ull;
   packet::ParseOptions checks;  // what the receive side verifies
-  // Hand frames to the sink once their headers (hdr_len bytes) have arrived
-  // instead of after the last bit: for cut-through switching. The checks
-  // still run on the whole frame (the model has all its bytes); a real
-  // cut-through switch would forward a bad frame and stomp its FCS.
+  // Hand frames up once their headers (hdr_len bytes) have arrived instead of
+  // after the last bit: for cut-through switching. The checks still run on
+  // the whole frame (the model has all its bytes); a real cut-through switch
+  // would forward a bad frame and stomp its FCS.
   bool deliver_at_header = false;
+  bool early_handoff = false;   // see above
 };
 
 struct MacStats {
@@ -68,47 +62,57 @@ struct MacStats {
   uint64_t tx_busy_ps = 0;               // wire time used, incl. preamble and IFG
 };
 
-class Mac : public sc_core::sc_module, public PacketTargetBase, public PacketInitiatorBase {
+class Mac : public sc_core::sc_module {
  public:
   pkt_initiator_socket tx;
   pkt_target_socket rx;
+  pkt_target_socket tx_in;
+  pkt_initiator_socket rx_out;
 
   SC_HAS_PROCESS(Mac);
   Mac(sc_core::sc_module_name name, uint32_t port, const MacConfig& cfg, Ledger& ledger);
 
-  void set_source(TxSource* s) { m_source = s; }
-  void set_sink(RxSink* s) { m_sink = s; }
+  void set_ready(TxReady* r) { m_ready = r; }
   void set_pcap(PcapWriter* rx_cap, PcapWriter* tx_cap) { m_rx_pcap = rx_cap; m_tx_pcap = tx_cap; }
 
-  // The source has a frame: start it now if the MAC is idle.
+  // The node has a frame: if the MAC is idle, it asks for it now.
   void kick();
   bool tx_busy() const { return m_tx_busy; }
   uint64_t rate_bps() const { return m_cfg.rate_bps; }
   uint32_t port() const { return m_port; }
   const MacStats& stats() const { return m_stats; }
-  // Frames held by this MAC (received but last bit not yet in).
+  // Frames held by this MAC (on their way in, not yet handed up).
   size_t frames_held() const { return m_rx_fifo.size(); }
 
-  // Packet protocol: a frame whose last bit arrives after `delay`.
-  void b_transport(packet::Packet& p, sc_core::sc_time& delay) override;
-
  private:
+  // Interface objects of the four sockets.
+  struct FromCable : PacketTargetBase, PacketInitiatorBase {
+    Mac* mac = nullptr;
+    void b_transport(packet::Packet& p, sc_core::sc_time& delay) override { mac->arrive(p, delay); }
+  };
+  struct FromNode : PacketTargetBase, PacketInitiatorBase {
+    Mac* mac = nullptr;
+    void b_transport(packet::Packet& p, sc_core::sc_time& delay) override { mac->send(p, delay); }
+  };
   struct Arrival {
     packet::Packet* p;
     uint64_t deliver_ps;  // last bit, or end of the headers with deliver_at_header
-    uint64_t first_bit_ps;
   };
+  void arrive(packet::Packet& p, sc_core::sc_time& delay);
+  void send(packet::Packet& p, sc_core::sc_time& delay);
   void try_start();
-  // Receive checks and counters; drops the frame (false) when it fails them.
-  bool accept(packet::Packet& p);
   void on_tx_done();
   void on_rx();
+  // Receive checks and counters; drops the frame (false) when it fails them.
+  bool accept(packet::Packet& p);
+  void hand_up(packet::Packet& p, uint64_t delay_ps);
 
   uint32_t m_port;
   MacConfig m_cfg;
   Ledger& m_ledger;
-  TxSource* m_source = nullptr;
-  RxSink* m_sink = nullptr;
+  FromCable m_from_cable;
+  FromNode m_from_node;
+  TxReady* m_ready = nullptr;
   PcapWriter* m_rx_pcap = nullptr;
   PcapWriter* m_tx_pcap = nullptr;
   bool m_tx_busy = false;

@@ -137,6 +137,7 @@ struct Packet {
   uint64_t flow_id = 0;
   uint64_t created_ps = 0;  // time the sender created the frame
   uint32_t ingress_port = 0;
+  uint64_t rx_first_bit_ps = 0;  // set by the receiving MAC: first bit of the preamble arrived
   uint8_t prio = 0;         // priority/traffic class chosen by the pipeline
 
   // Bytes a MAC serializes for this frame, including FCS, excluding preamble/SFD/IFG.

@@ -41,6 +41,8 @@ Switch::Switch(sc_module_name name, const SwitchConfig& cfg, const RouteLookup& 
     : sc_module(name),
       buf_isck("buf_isck"),
       buffer("buffer", with_clock(cfg.buffer, cfg.clock_period_ps)),
+      rx_in("rx_in", cfg.port_rates.size()),
+      tx_out("tx_out", cfg.port_rates.size()),
       m_cfg(cfg),
       m_routes(routes),
       m_ledger(ledger),
@@ -48,7 +50,7 @@ Switch::Switch(sc_module_name name, const SwitchConfig& cfg, const RouteLookup& 
   const size_t n = cfg.port_rates.size();
   if (cfg.mmu.ports.size() != n) throw std::invalid_argument("MMU configuration has a different number of ports");
   buf_isck.bind(buffer.tsck);
-  m_egress.resize(n);
+  for (size_t i = 0; i < n; ++i) m_port_if.push_back(std::make_unique<PortIf>());
   m_queues.resize(n * 8);
   m_staged.resize(n);
   m_qstats.resize(n * 8);
@@ -59,11 +61,15 @@ Switch::Switch(sc_module_name name, const SwitchConfig& cfg, const RouteLookup& 
     mc.rate_bps = cfg.port_rates[i];
     mc.checks = cfg.checks;
     mc.deliver_at_header = cfg.cut_through;
+    mc.early_handoff = true;
     ports.push_back(std::make_unique<link::Mac>(("p" + std::to_string(i)).c_str(), static_cast<uint32_t>(i), mc, ledger));
-    m_egress[i].sw = this;
-    m_egress[i].port = static_cast<uint32_t>(i);
-    ports[i]->set_sink(this);
-    ports[i]->set_source(&m_egress[i]);
+    m_port_if[i]->sw = this;
+    m_port_if[i]->port = static_cast<uint32_t>(i);
+    rx_in[i].bind(static_cast<link::pkt_fw_if&>(*m_port_if[i]));
+    tx_out[i].bind(static_cast<link::pkt_bw_if&>(*m_port_if[i]));
+    ports[i]->rx_out.bind(rx_in[i]);
+    tx_out[i].bind(ports[i]->tx_in);
+    ports[i]->set_ready(this);
   }
   m_pending.reserve(256);
   m_wakes.reserve(256);
@@ -98,12 +104,10 @@ uint32_t Switch::hash5(const pk::Meta& m) const {
   return h;
 }
 
-void Switch::on_frame(uint32_t port, pk::Packet* p, uint64_t first_bit_ps) {
-  on_frame_early(port, p, first_bit_ps, core::now_ps());
-}
-
-void Switch::on_frame_early(uint32_t port, pk::Packet* p, uint64_t first_bit_ps, uint64_t arrive_ps) {
-  const uint64_t now = arrive_ps;
+void Switch::on_rx(uint32_t port, pk::Packet& pkt, const sc_time& delay) {
+  pk::Packet* p = &pkt;
+  const uint64_t first_bit_ps = p->rx_first_bit_ps;
+  const uint64_t now = core::now_ps() + core::to_ps(delay);  // when the last bit (or the header) is in
   const uint64_t last = first_bit_ps + core::serialization_ps(pk::kPreambleSfdBytes + p->frame_len(),
                                                               m_cfg.port_rates[port]);
   const uint64_t front = cycles(m_cfg.cycles.parser + m_cfg.cycles.lookup + m_cfg.cycles.mmu);
@@ -271,6 +275,13 @@ void Switch::on_egress_wake() {
     ports[port]->kick();
   }
   if (!m_wakes.empty()) m_wake_ev.notify(core::ps(m_wakes.front().first - now));
+}
+
+void Switch::on_tx_ready(uint32_t port) {
+  pk::Packet* p = pull(port);
+  if (!p) return;
+  sc_time zero = SC_ZERO_TIME;
+  tx_out[port]->b_transport(*p, zero);
 }
 
 pk::Packet* Switch::pull(uint32_t port) {

@@ -105,23 +105,21 @@ struct PgStats {
   uint32_t cells = 0;
 };
 
-class Switch : public sc_core::sc_module, public link::RxSink {
+class Switch : public sc_core::sc_module, public link::TxReady {
  public:
-  tlm_utils::simple_initiator_socket<Switch> buf_isck;
+  tlm_utils::simple_initiator_socket<Switch> buf_isck;  // to the packet buffer memory
   buffer::PacketBuffer buffer;
   std::vector<std::unique_ptr<link::Mac>> ports;
+  sc_core::sc_vector<link::pkt_target_socket> rx_in;      // from ports[i].rx_out (early hand-off)
+  sc_core::sc_vector<link::pkt_initiator_socket> tx_out;  // to ports[i].tx_in
 
   SC_HAS_PROCESS(Switch);
   // Throws std::invalid_argument when the MMU configuration is invalid.
   Switch(sc_core::sc_module_name name, const SwitchConfig& cfg, const RouteLookup& routes, link::Ledger& ledger);
   ~Switch() override;
 
-  void on_frame(uint32_t port, packet::Packet* p, uint64_t first_bit_ps) override;
-  // The pipeline acts a fixed number of cycles after arrival, so it takes
-  // frames from its MACs early and schedules them itself (one event per frame
-  // instead of two).
-  bool early_handoff() const override { return true; }
-  void on_frame_early(uint32_t port, packet::Packet* p, uint64_t first_bit_ps, uint64_t arrive_ps) override;
+  // Egress: port `port` is idle; the scheduler sends it a frame if one is eligible.
+  void on_tx_ready(uint32_t port) override;
 
   const SwitchConfig& config() const { return m_cfg; }
   const mmu::Mmu& mmu() const { return m_mmu; }
@@ -153,10 +151,14 @@ class Switch : public sc_core::sc_module, public link::RxSink {
     uint32_t cells;
     mmu::Charge charge;
   };
-  struct Egress : link::TxSource {
+  // Ingress: the interface behind rx_in[port]. The pipeline acts a fixed
+  // number of cycles after arrival, so its MACs hand frames over early (the
+  // annotated delay is the arrival) and it schedules itself: one event per
+  // frame instead of two.
+  struct PortIf : link::PacketTargetBase, link::PacketInitiatorBase {
     Switch* sw = nullptr;
     uint32_t port = 0;
-    packet::Packet* pull_frame(uint32_t) override { return sw->pull(port); }
+    void b_transport(packet::Packet& p, sc_core::sc_time& delay) override { sw->on_rx(port, p, delay); }
   };
   struct Staged {
     Queued q{};
@@ -164,6 +166,7 @@ class Switch : public sc_core::sc_module, public link::RxSink {
     bool valid = false;
   };
 
+  void on_rx(uint32_t port, packet::Packet& p, const sc_core::sc_time& delay);
   void on_admit();
   void on_egress_wake();
   void admit(const Pending& e);
@@ -181,7 +184,7 @@ class Switch : public sc_core::sc_module, public link::RxSink {
   const RouteLookup& m_routes;
   link::Ledger& m_ledger;
   mmu::Mmu m_mmu;
-  std::vector<Egress> m_egress;
+  std::vector<std::unique_ptr<PortIf>> m_port_if;
   std::vector<core::Ring<Queued>> m_queues;  // port * 8 + queue
   std::vector<Staged> m_staged;              // per port
   std::vector<QueueStats> m_qstats;

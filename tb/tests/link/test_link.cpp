@@ -14,28 +14,12 @@
 #include "link/pcap.h"
 #include "packet/build.h"
 #include "packet/crc.h"
+#include "endpoint.h"
 
 using namespace rocesim;
 using namespace sc_core;
 
 namespace {
-
-struct QueueSource : link::TxSource {
-  std::vector<packet::Packet*> q;
-  size_t next = 0;
-  packet::Packet* pull_frame(uint32_t) override { return next < q.size() ? q[next++] : nullptr; }
-};
-
-struct RecordingSink : link::RxSink {
-  explicit RecordingSink(link::Ledger& l) : ledger(l) {}
-  link::Ledger& ledger;
-  std::vector<uint64_t> first_bit, last_bit;
-  void on_frame(uint32_t, packet::Packet* p, uint64_t first) override {
-    first_bit.push_back(first);
-    last_bit.push_back(core::now_ps());
-    ledger.deliver(p);
-  }
-};
 
 packet::Packet* roce_frame(link::Ledger& ledger, uint32_t payload, uint32_t psn) {
   packet::Packet* p = ledger.create();
@@ -67,8 +51,9 @@ struct Bench {
   link::LinkConfig lc;
   std::unique_ptr<link::Mac> a, b;
   std::unique_ptr<link::Link> l;
-  QueueSource src;
-  RecordingSink sink{ledger};
+  std::unique_ptr<testkit::Endpoint> src, sink;
+  std::vector<packet::Packet*> q;  // frames for src to send, in order
+  size_t next = 0;
 
   explicit Bench(uint64_t rate_bps, uint64_t length_mm) {
     lc.rate_bps = rate_bps;
@@ -79,8 +64,9 @@ struct Bench {
     b = std::make_unique<link::Mac>("b", 0, mc, ledger);
     l = std::make_unique<link::Link>("cable", lc, ledger, 1);
     link::connect(*a, *l, *b);
-    a->set_source(&src);
-    b->set_sink(&sink);
+    src = std::make_unique<testkit::Endpoint>("src", *a, ledger);
+    sink = std::make_unique<testkit::Endpoint>("sink", *b, ledger);
+    src->next = [this]() { return next < q.size() ? q[next++] : nullptr; };
   }
   void start_at(uint64_t t_ps) {
     sc_spawn([this, t_ps] {
@@ -118,8 +104,8 @@ TEST(Link, BackToBack1500BytePayloadAt100GIsFramePlus20BytesApart) {
   bench.a->set_pcap(nullptr, &tx_cap);
   bench.b->set_pcap(&rx_cap, nullptr);
   constexpr int kFrames = 100;
-  for (int i = 0; i < kFrames; ++i) bench.src.q.push_back(roce_frame(bench.ledger, 1500, i));
-  const uint32_t frame = bench.src.q[0]->frame_len();
+  for (int i = 0; i < kFrames; ++i) bench.q.push_back(roce_frame(bench.ledger, 1500, i));
+  const uint32_t frame = bench.q[0]->frame_len();
   ASSERT_EQ(frame, 14u + 20 + 8 + 12 + 1500 + 4 + 4);  // Eth, IPv4, UDP, BTH, payload, ICRC, FCS
   bench.start_at(0);
   sc_start();
@@ -130,11 +116,11 @@ TEST(Link, BackToBack1500BytePayloadAt100GIsFramePlus20BytesApart) {
   const uint64_t spacing = (frame + 20ull) * 8 * 1000000000000ull / 100000000000ull;
   ASSERT_EQ(spacing, 126560u);
   const uint64_t cable = 10000;  // 2 m * 5 ns/m
-  ASSERT_EQ(bench.sink.first_bit.size(), static_cast<size_t>(kFrames));
+  ASSERT_EQ(bench.sink->first_bit.size(), static_cast<size_t>(kFrames));
   for (int i = 0; i < kFrames; ++i) {
-    EXPECT_EQ(bench.sink.first_bit[i], i * spacing + cable) << "frame " << i;
+    EXPECT_EQ(bench.sink->first_bit[i], i * spacing + cable) << "frame " << i;
     // Last bit: preamble+SFD and the frame, not the IFG.
-    EXPECT_EQ(bench.sink.last_bit[i], i * spacing + cable + (frame + 8ull) * 80) << "frame " << i;
+    EXPECT_EQ(bench.sink->last_bit[i], i * spacing + cable + (frame + 8ull) * 80) << "frame " << i;
   }
   EXPECT_EQ(bench.ledger.delivered(), static_cast<uint64_t>(kFrames));
   EXPECT_EQ(bench.a->stats().tx_busy_ps, kFrames * spacing);
@@ -166,13 +152,13 @@ TEST(Link, BackToBack1500BytePayloadAt100GIsFramePlus20BytesApart) {
 TEST(Link, CableDelayAddsExactlyItsConfiguredAmount) {
   // 37.5 m at 5 ns/m = 187.5 ns; 25 Gbps: 320 ps per byte.
   Bench bench(25000000000ull, 37500);
-  bench.src.q.push_back(roce_frame(bench.ledger, 1000, 0));
-  const uint32_t frame = bench.src.q[0]->frame_len();
+  bench.q.push_back(roce_frame(bench.ledger, 1000, 0));
+  const uint32_t frame = bench.q[0]->frame_len();
   bench.start_at(1000);
   sc_start();
-  ASSERT_EQ(bench.sink.first_bit.size(), 1u);
-  EXPECT_EQ(bench.sink.first_bit[0], 1000u + 187500u);
-  EXPECT_EQ(bench.sink.last_bit[0], 1000u + 187500u + (frame + 8ull) * 320);
+  ASSERT_EQ(bench.sink->first_bit.size(), 1u);
+  EXPECT_EQ(bench.sink->first_bit[0], 1000u + 187500u);
+  EXPECT_EQ(bench.sink->last_bit[0], 1000u + 187500u + (frame + 8ull) * 320);
 }
 
 TEST(Link, MinimumFrameIs64BytesOnTheWirePlusPreambleAndIfg) {
@@ -181,15 +167,15 @@ TEST(Link, MinimumFrameIs64BytesOnTheWirePlusPreambleAndIfg) {
   for (int i = 0; i < 3; ++i) {
     packet::Packet* p = bench.ledger.create();
     packet::build_pfc(*p, 0x020000000001ull, 1u << 3, timers);
-    bench.src.q.push_back(p);
+    bench.q.push_back(p);
   }
-  EXPECT_EQ(bench.src.q[0]->frame_len(), 64u);
+  EXPECT_EQ(bench.q[0]->frame_len(), 64u);
   bench.start_at(0);
   sc_start();
-  ASSERT_EQ(bench.sink.first_bit.size(), 3u);
+  ASSERT_EQ(bench.sink->first_bit.size(), 3u);
   // 64 + 8 + 12 = 84 B = 6720 ps at 100G.
-  EXPECT_EQ(bench.sink.first_bit[1] - bench.sink.first_bit[0], 6720u);
-  EXPECT_EQ(bench.sink.first_bit[2] - bench.sink.first_bit[1], 6720u);
+  EXPECT_EQ(bench.sink->first_bit[1] - bench.sink->first_bit[0], 6720u);
+  EXPECT_EQ(bench.sink->first_bit[2] - bench.sink->first_bit[1], 6720u);
 }
 
 TEST(Link, CorruptedFcsIsDroppedWithReason) {
@@ -200,7 +186,7 @@ TEST(Link, CorruptedFcsIsDroppedWithReason) {
   packet::Packet* bad_ip = roce_frame(bench.ledger, 256, 2);
   bad_ip->hdr[14 + 8] ^= 0x40;  // TTL byte: IPv4 checksum no longer verifies; FCS recomputed below
   refresh_fcs(*bad_ip);
-  bench.src.q = {good, bad, bad_ip};
+  bench.q = {good, bad, bad_ip};
   bench.start_at(0);
   sc_start();
   EXPECT_EQ(bench.ledger.delivered(), 1u);
@@ -221,11 +207,9 @@ TEST(Link, ConfiguredLossDropsFramesWithReasonAndIsSeedDeterministic) {
     link::Mac a("a", 0, mc, ledger), b("b", 0, mc, ledger);
     link::Link l("lossy", lc, ledger, seed);
     link::connect(a, l, b);
-    QueueSource src;
-    RecordingSink sink(ledger);
-    a.set_source(&src);
-    b.set_sink(&sink);
-    for (int i = 0; i < 2000; ++i) src.q.push_back(roce_frame(ledger, 64, i));
+    testkit::Endpoint src("src", a, ledger), sink("sink", b, ledger);
+    int sent = 0;
+    src.next = [&]() { return sent < 2000 ? roce_frame(ledger, 64, sent++) : nullptr; };
     sc_spawn([&a] { a.kick(); });
     sc_start();
     EXPECT_EQ(ledger.sent(), 2000u);
