@@ -56,6 +56,17 @@ std::string num(double v) {
   return b;
 }
 
+// {"egress_limit": 3} with the non-zero MMU drop reasons.
+std::string drops_json(const mmu::DropCounters& d) {
+  std::string o = "{";
+  for (size_t v = 1; v < mmu::kVerdicts; ++v) {
+    if (!d.packets[v]) continue;
+    o += (o.size() > 1 ? ", \"" : "\"") + std::string(mmu::verdict_name(static_cast<mmu::Verdict>(v))) +
+         "\": " + std::to_string(d.packets[v]);
+  }
+  return o + "}";
+}
+
 void port_json(std::ostringstream& o, bool& first, const std::string& node, const link::Mac& mac, uint64_t sim_ps) {
   const link::MacStats& st = mac.stats();
   // A frame still on the wire at the end has committed wire time past the end: cap at 1.
@@ -80,6 +91,8 @@ std::string summary_json(const Fabric& f, const RunResult& r) {
   o << "  \"scenario\": " << json_str(s.name) << ",\n";
   o << "  \"config_file\": " << json_str(s.file) << ",\n";
   o << "  \"seed\": " << s.seed << ",\n";
+  o << "  \"topology\": {\"kind\": " << json_str(s.topology.kind) << ", \"hosts\": " << f.hosts().size()
+    << ", \"switches\": " << f.switches().size() << ", \"links\": " << f.links().size() << "},\n";
   o << "  \"sim_time_ns\": " << ps_to_ns_text(r.sim_time_ps) << ",\n";
   o << "  \"wall_time_s\": " << num(r.wall_time_s) << ",\n";
   o << "  \"events\": " << r.events << ",\n";
@@ -154,7 +167,8 @@ std::string summary_json(const Fabric& f, const RunResult& r) {
         o << (qfirst ? "\n" : ",\n") << "        {\"port\": " << p << ", \"queue\": " << q
           << ", \"enq_packets\": " << qs.enq_packets << ", \"enq_bytes\": " << qs.enq_bytes
           << ", \"deq_packets\": " << qs.deq_packets << ", \"deq_bytes\": " << qs.deq_bytes
-          << ", \"dropped_packets\": " << qc.dropped.total_packets() << ", \"peak_bytes\": " << qs.peak_bytes
+          << ", \"dropped_packets\": " << qc.dropped.total_packets() << ", \"drops_by_reason\": " << drops_json(qc.dropped)
+          << ", \"peak_bytes\": " << qs.peak_bytes
           << ", \"peak_cells\": " << qs.peak_cells << ", \"avg_bytes\": " << num(static_cast<double>(qs.area_bytes / sim))
           << ", \"avg_cells\": " << num(static_cast<double>(qs.area_cells / sim)) << "}";
         qfirst = false;
@@ -169,7 +183,8 @@ std::string summary_json(const Fabric& f, const RunResult& r) {
         const mmu::PgCounters& pc = m.pg_counters(static_cast<uint16_t>(p), static_cast<uint8_t>(g));
         o << (gfirst ? "\n" : ",\n") << "        {\"port\": " << p << ", \"pg\": " << g
           << ", \"in_packets\": " << ps.in_packets << ", \"in_bytes\": " << ps.in_bytes
-          << ", \"dropped_packets\": " << pc.dropped.total_packets() << ", \"headroom_packets\": "
+          << ", \"out_packets\": " << pc.released_packets << ", \"dropped_packets\": " << pc.dropped.total_packets()
+          << ", \"drops_by_reason\": " << drops_json(pc.dropped) << ", \"headroom_packets\": "
           << pc.headroom_packets << ", \"peak_cells\": " << ps.peak_cells
           << ", \"avg_cells\": " << num(static_cast<double>(ps.area_cells / sim)) << "}";
         gfirst = false;

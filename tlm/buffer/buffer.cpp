@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <new>
 
 namespace rocesim::buffer {
 
@@ -11,13 +12,14 @@ PacketBuffer::PacketBuffer(sc_module_name name, const BufferConfig& cfg)
     : sc_module(name),
       tsck("tsck"),
       m_cfg(cfg),
-      m_mem(static_cast<size_t>(cfg.total_cells) * cfg.cell_bytes),
+      m_mem(static_cast<uint8_t*>(std::calloc(static_cast<size_t>(cfg.total_cells) * cfg.cell_bytes, 1))),
       m_next(cfg.total_cells) {
   tsck.register_b_transport(this, &PacketBuffer::b_transport);
   tsck.register_transport_dbg(this, &PacketBuffer::transport_dbg);
   for (uint32_t c = 0; c < cfg.total_cells; ++c) m_next[c] = c + 1 < cfg.total_cells ? c + 1 : kNoCell;
   m_free_head = cfg.total_cells ? 0 : kNoCell;
   m_free_count = cfg.total_cells;
+  if (!m_mem && cfg.total_cells) throw std::bad_alloc();
 }
 
 uint32_t PacketBuffer::alloc(uint32_t cells) {
@@ -68,7 +70,7 @@ void PacketBuffer::copy_chain(uint32_t head, uint8_t* data, uint32_t len, bool w
   uint32_t cell = head, off = 0;
   while (off < len && cell != kNoCell) {
     const uint32_t n = std::min(m_cfg.cell_bytes, len - off);
-    uint8_t* mem = &m_mem[static_cast<size_t>(cell) * m_cfg.cell_bytes];
+    uint8_t* mem = m_mem.get() + static_cast<size_t>(cell) * m_cfg.cell_bytes;
     if (write) {
       std::memcpy(mem, data + off, n);
     } else {

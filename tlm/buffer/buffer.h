@@ -19,6 +19,8 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
+#include <memory>
 #include <vector>
 
 #include <systemc>
@@ -92,7 +94,13 @@ class PacketBuffer : public sc_core::sc_module {
   void copy_chain(uint32_t head, uint8_t* data, uint32_t len, bool write);
 
   BufferConfig m_cfg;
-  std::vector<uint8_t> m_mem;     // total_cells * cell_bytes
+  // total_cells * cell_bytes, from calloc: the OS hands out zero pages lazily,
+  // so a 16 MiB buffer costs resident memory only for the cells written (the
+  // LIFO free list keeps reusing the same ones).
+  struct Free {
+    void operator()(uint8_t* p) const { std::free(p); }
+  };
+  std::unique_ptr<uint8_t, Free> m_mem;
   std::vector<uint32_t> m_next;   // next-cell pointers (chains and the free list)
   uint32_t m_free_head = kNoCell;
   uint32_t m_free_count = 0;

@@ -7,7 +7,7 @@ namespace rocesim::link {
 using namespace sc_core;
 
 Mac::Mac(sc_module_name name, uint32_t port, const MacConfig& cfg, Ledger& ledger)
-    : sc_module(name), tx("tx"), rx("rx"), tx_in("tx_in"), rx_out("rx_out"), m_port(port), m_cfg(cfg), m_ledger(ledger) {
+    : sc_module(name), tx("tx"), rx("rx"), tx_in("tx_in"), rx_out("rx_out"), m_port(port), m_cfg(cfg), m_byte_time(cfg.rate_bps), m_ledger(ledger) {
   m_from_cable.mac = this;
   m_from_node.mac = this;
   tx.bind(static_cast<pkt_bw_if&>(m_from_cable));
@@ -41,8 +41,8 @@ void Mac::send(packet::Packet& p, sc_time& delay) {
   }
   const uint64_t t0 = core::now_ps();
   const uint32_t frame = p.frame_len();
-  const uint64_t last_bit = core::serialization_ps(packet::kPreambleSfdBytes + frame, m_cfg.rate_bps);
-  const uint64_t busy = core::serialization_ps(p.wire_bytes(), m_cfg.rate_bps);
+  const uint64_t last_bit = m_byte_time.ps(packet::kPreambleSfdBytes + frame);
+  const uint64_t busy = m_byte_time.ps(p.wire_bytes());
   m_tx_busy = true;
   ++m_stats.tx_frames;
   m_stats.tx_bytes += frame;
@@ -80,9 +80,9 @@ void Mac::hand_up(packet::Packet& p, uint64_t delay_ps) {
 void Mac::arrive(packet::Packet& p, sc_time& delay) {
   const uint64_t now = core::now_ps();
   const uint64_t last = now + core::to_ps(delay);
-  const uint64_t first = last - core::serialization_ps(packet::kPreambleSfdBytes + p.frame_len(), m_cfg.rate_bps);
+  const uint64_t first = last - m_byte_time.ps(packet::kPreambleSfdBytes + p.frame_len());
   const uint64_t at = m_cfg.deliver_at_header
-                          ? first + core::serialization_ps(packet::kPreambleSfdBytes + p.hdr_len, m_cfg.rate_bps)
+                          ? first + m_byte_time.ps(packet::kPreambleSfdBytes + p.hdr_len)
                           : last;
   p.rx_first_bit_ps = first;
   if (m_cfg.early_handoff) {

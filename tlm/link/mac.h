@@ -28,6 +28,7 @@
 #include <systemc>
 
 #include "core/ring.h"
+#include "core/time.h"
 #include "link/ledger.h"
 #include "link/pcap.h"
 #include "link/protocol.h"
@@ -109,6 +110,7 @@ class Mac : public sc_core::sc_module {
 
   uint32_t m_port;
   MacConfig m_cfg;
+  core::ByteTime m_byte_time;
   Ledger& m_ledger;
   FromCable m_from_cable;
   FromNode m_from_node;

@@ -56,6 +56,7 @@ Switch::Switch(sc_module_name name, const SwitchConfig& cfg, const RouteLookup& 
   m_qstats.resize(n * 8);
   m_pgstats.resize(n * 8);
   m_wake_at.assign(n, UINT64_MAX);
+  for (uint64_t r : cfg.port_rates) m_byte_time.emplace_back(r);
   for (size_t i = 0; i < n; ++i) {
     link::MacConfig mc;
     mc.rate_bps = cfg.port_rates[i];
@@ -108,8 +109,7 @@ void Switch::on_rx(uint32_t port, pk::Packet& pkt, const sc_time& delay) {
   pk::Packet* p = &pkt;
   const uint64_t first_bit_ps = p->rx_first_bit_ps;
   const uint64_t now = core::now_ps() + core::to_ps(delay);  // when the last bit (or the header) is in
-  const uint64_t last = first_bit_ps + core::serialization_ps(pk::kPreambleSfdBytes + p->frame_len(),
-                                                              m_cfg.port_rates[port]);
+  const uint64_t last = first_bit_ps + m_byte_time[port].ps(pk::kPreambleSfdBytes + p->frame_len());
   const uint64_t front = cycles(m_cfg.cycles.parser + m_cfg.cycles.lookup + m_cfg.cycles.mmu);
   Pending e;
   e.p = p;
@@ -311,10 +311,10 @@ pk::Packet* Switch::pull(uint32_t port) {
   const uint32_t qi = port * 8 + static_cast<uint32_t>(chosen);
   const Queued e = m_queues[qi].front();
   m_queues[qi].pop_front();
-  m_mmu.release(mmu::ReleaseOp::of(e.charge));
+  const mmu::ReleaseResult rel = m_mmu.release(mmu::ReleaseOp::of(e.charge));
   PgStats& ps = m_pgstats[e.charge.in_port * 8 + e.charge.pg];
   touch_pg(ps);
-  ps.cells = m_mmu.pg_state(e.charge.in_port, e.charge.pg).total();
+  ps.cells = rel.pg.total();
 
   const uint32_t bytes = e.p->frame_len();
   QueueStats& qs = m_qstats[qi];

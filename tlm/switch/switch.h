@@ -191,7 +191,8 @@ class Switch : public sc_core::sc_module, public link::TxReady {
   std::vector<PgStats> m_pgstats;
   std::vector<Pending> m_pending;            // min-heap on ready time
   std::vector<std::pair<uint64_t, uint32_t>> m_wakes;  // min-heap (time, port)
-  std::vector<uint64_t> m_wake_at;           // per port: earliest pending wake, or UINT64_MAX
+  std::vector<uint64_t> m_wake_at;
+  std::vector<core::ByteTime> m_byte_time;   // per port           // per port: earliest pending wake, or UINT64_MAX
   uint64_t m_seq = 0;
   uint64_t m_cut_through = 0;
   sc_core::sc_event m_admit_ev, m_wake_ev;

@@ -4,6 +4,7 @@
 
 #include <map>
 #include <regex>
+#include <sstream>
 
 #include "cli_util.h"
 
@@ -199,7 +200,20 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"set_syntax", "", "--set links.rate", "--set links.rate"},
         BadCase{"yaml_syntax", "name: t\nlinks: [\n", "", "@:3:1"},
         BadCase{"pcap_unknown_node", "", "--pcap h9:0", "--pcap h9:0: no node 'h9'"},
-        BadCase{"pcap_syntax", "", "--pcap h0", "--pcap h0: expected NODE:PORT"}),
+        BadCase{"pcap_syntax", "", "--pcap h0", "--pcap h0: expected NODE:PORT"},
+        BadCase{"topology_kind", "name: t\ntopology: {kind: ring}\n", "", "@:2:18: key 'topology.kind'"},
+        BadCase{"topology_file", "name: t\ntopology: {file: nope.yaml}\n", "",
+                "@:2:18: key 'topology.file': cannot open file"},
+        BadCase{"topology_key_of_other_kind", "name: t\ntopology: {kind: single_switch, leaves: 3}\n", "",
+                "@:2:33: key 'topology.leaves': unknown key"},
+        BadCase{"fat_tree_odd_k", "name: t\ntopology: {kind: fat_tree, k: 3}\n", "", "@:2:31: key 'topology.k'"},
+        BadCase{"buffer_too_small",
+                "name: t\ntopology: {kind: single_switch, hosts: 64}\nswitch:\n  mmu: {shared_headroom: 0B}\n", "",
+                "@:4:3: key 'switch': invalid buffer configuration for a 64-port switch: reserved cells"},
+        BadCase{"dynamic_th_range", "name: t\nswitch:\n  mmu:\n    queue_lossy: {dynamic_th: 8}\n", "",
+                "@:4:31: key 'switch.mmu.queue_lossy.dynamic_th'"},
+        BadCase{"pcap_switch_port", "name: t\ntopology: {kind: single_switch, hosts: 4}\n", "--pcap sw0:4",
+                "--pcap sw0:4: node 'sw0' has 4 ports (0..3)"}),
     [](const ::testing::TestParamInfo<BadCase>& i) { return std::string(i.param.name); });
 
 TEST(Cli, MissingConfigFileIsBadInput) {
@@ -220,4 +234,52 @@ TEST(Cli, ValidatePrintsTheEffectiveConfig) {
   EXPECT_EQ(slow.rc, 2);
   EXPECT_NE(slow.err.find("key 'flows[0].rate'"), std::string::npos) << slow.err;
   EXPECT_NE(slow.err.find("25Gbps"), std::string::npos) << slow.err;
+}
+
+TEST(Fabric, LeafSpineDefaultPermutationAtHalfLoadHasNoDrops) {
+  // The seed's fabric: 16 leaves x 16 hosts at 25 Gbps, 4 spines at 100 Gbps;
+  // every host writes 640 KiB to another at 12.5 Gbps over lossy queues.
+  const std::string dir = temp_dir();
+  const Result r = rocesim("run " + src_dir() + "/configs/scenarios/leafspine_permutation.yaml --out " + dir);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const std::string s = slurp(dir + "/summary.json");
+  EXPECT_NE(s.find("\"topology\": {\"kind\": \"leaf_spine\", \"hosts\": 256, \"switches\": 20, \"links\": 320}"),
+            std::string::npos);
+  EXPECT_EQ(json_u64(s, "total"), 256u);
+  EXPECT_EQ(json_u64(s, "completed"), 256u);
+  EXPECT_EQ(json_u64(s, "dropped"), 0u);
+  EXPECT_EQ(json_u64(s, "in_flight_at_end"), 0u);
+  EXPECT_NE(s.find("\"conservation_ok\": true"), std::string::npos);
+  // 256 flows x 640 packets; cross-leaf flows take 4 links, same-leaf 2.
+  EXPECT_EQ(json_u64(s, "sent"), 256u * 640);
+  EXPECT_GT(json_u64(s, "link_hops"), 256u * 640 * 2);
+  const std::string q = slurp(dir + "/queues.csv");
+  EXPECT_EQ(q.rfind("time_ns,node,port,queue,depth_packets,", 0), 0u);
+  EXPECT_NE(q.find(",spine"), std::string::npos) << "spine queues are sampled";
+}
+
+TEST(Fabric, SwitchPortCaptureDecodesAndTimesAreConsistent) {
+  const std::string dir = temp_dir();
+  write_cfg(dir, "name: cap\ntopology: {kind: single_switch, hosts: 2, host_rate: 100Gbps, cable_m: 2}\n"
+                 "flows:\n  - {src: h0, dst: h1, size: 8KiB}\n");
+  const Result r = rocesim("run " + dir + "/scenario.yaml --out " + dir + "/out --pcap sw0:1 --pcap h1:0");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  // What sw0 port 1 sends is what h1 receives, 10 ns (2 m) later, frame for frame.
+  const Result tx = sh("tshark -n -r " + dir + "/out/pcap/sw0-p1-tx.pcap -T fields -e frame.time_epoch -e infiniband.bth.psn");
+  const Result rx = sh("tshark -n -r " + dir + "/out/pcap/h1-p0-rx.pcap -T fields -e frame.time_epoch -e infiniband.bth.psn");
+  ASSERT_EQ(tx.rc, 0);
+  ASSERT_EQ(rx.rc, 0);
+  std::istringstream a(tx.out), b(rx.out);
+  std::string la, lb;
+  int n = 0;
+  while (std::getline(a, la) && std::getline(b, lb)) {
+    double ta = 0, tb = 0;
+    long pa = 0, pb = 0;
+    ASSERT_EQ(std::sscanf(la.c_str(), "%lf %ld", &ta, &pa), 2) << la;
+    ASSERT_EQ(std::sscanf(lb.c_str(), "%lf %ld", &tb, &pb), 2) << lb;
+    EXPECT_EQ(pa, pb);
+    EXPECT_NEAR((tb - ta) * 1e9, 10.0, 0.5) << "frame " << n;
+    ++n;
+  }
+  EXPECT_EQ(n, 8) << "8 KiB at MTU 1024";
 }
