@@ -1,5 +1,6 @@
 #include "sim/switch_config.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "core/units.h"
@@ -21,7 +22,14 @@ sw::QosConfig SwitchSpec::default_qos() {
 
 namespace {
 
+const std::vector<std::string> kPoolNames{"ingress_lossless", "ingress_lossy", "egress_lossless", "egress_lossy"};
+
+uint32_t pool_index(const std::string& name) {
+  return static_cast<uint32_t>(std::find(kPoolNames.begin(), kPoolNames.end(), name) - kPoolNames.begin());
+}
+
 void read_profile(const CfgNode& n, ProfileSpec& p, bool allow_headroom) {
+  p.pool = n.choice("pool", p.pool, kPoolNames);
   p.reserved_bytes = n.size("reserved", p.reserved_bytes);
   const bool has_dyn = n.has("dynamic_th"), has_static = n.has("static_th");
   if (has_dyn && has_static) n.fail_key("static_th", "give either dynamic_th or static_th, not both");
@@ -167,7 +175,7 @@ sw::SwitchConfig make_switch_config(const SwitchSpec& s, const std::vector<uint6
     for (int pg = 0; pg < 8; ++pg) {
       const ProfileSpec& prof = pg_lossless[pg] ? s.pg_lossless : s.pg_lossy;
       mmu::PgProfile& g = p.pgs[pg];
-      g.pool = pg_lossless[pg] ? 0 : 1;
+      g.pool = pool_index(prof.pool);
       g.reserved_cells = cells(prof.reserved_bytes, cell);
       g.threshold = threshold_of(prof, cell);
       g.headroom_cells = pg_lossless[pg] ? cells(prof.headroom_bytes, cell) : 0;
@@ -176,7 +184,7 @@ sw::SwitchConfig make_switch_config(const SwitchSpec& s, const std::vector<uint6
     for (int q = 0; q < 8; ++q) {
       const ProfileSpec& prof = q_lossless[q] ? s.queue_lossless : s.queue_lossy;
       mmu::QueueProfile& qp = p.queues[q];
-      qp.pool = q_lossless[q] ? 2 : 3;
+      qp.pool = pool_index(prof.pool);
       qp.reserved_cells = cells(prof.reserved_bytes, cell);
       qp.threshold = threshold_of(prof, cell);
     }
@@ -185,6 +193,16 @@ sw::SwitchConfig make_switch_config(const SwitchSpec& s, const std::vector<uint6
 }
 
 void check_switch_config(const SwitchSpec& s, uint32_t ports, const CfgNode& where) {
+  // A profile whose pool has no cells leaves its PGs or queues without a pool.
+  const std::pair<const char*, const ProfileSpec*> profiles[] = {
+      {"pg_lossless", &s.pg_lossless}, {"pg_lossy", &s.pg_lossy}, {"queue_lossless", &s.queue_lossless},
+      {"queue_lossy", &s.queue_lossy}};
+  const uint64_t sizes[] = {s.ingress_lossless_pool, s.ingress_lossy_pool, s.egress_lossless_pool, s.egress_lossy_pool};
+  for (const auto& [name, prof] : profiles) {
+    if (sizes[pool_index(prof->pool)] == 0)
+      where.fail(std::string("profile '") + name + "' maps its PGs or queues to pool '" + prof->pool +
+                 "', which has no cells (size 0B)");
+  }
   const sw::SwitchConfig c = make_switch_config(s, std::vector<uint64_t>(ports, 1));
   const std::vector<std::string> errors = mmu::validate(c.mmu);
   if (!errors.empty())
@@ -194,7 +212,7 @@ void check_switch_config(const SwitchSpec& s, uint32_t ports, const CfgNode& whe
 
 namespace {
 void emit_profile(std::ostringstream& o, const char* name, const ProfileSpec& p, bool headroom) {
-  o << "    " << name << ": {reserved: " << core::format_size(p.reserved_bytes);
+  o << "    " << name << ": {pool: " << p.pool << ", reserved: " << core::format_size(p.reserved_bytes);
   if (p.dynamic) {
     o << ", dynamic_th: " << p.dynamic_th;
   } else {

@@ -13,6 +13,7 @@ namespace rocesim::sim {
 
 // One buffer profile in SONiC terms, with sizes in bytes.
 struct ProfileSpec {
+  std::string pool;             // one of the four service pools
   uint64_t reserved_bytes = 0;  // SONiC `size`
   bool dynamic = true;          // dynamic_th (alpha = 2^n) or static_th
   int dynamic_th = 0;
@@ -35,10 +36,10 @@ struct SwitchSpec {
   uint64_t egress_lossy_pool = 12ull << 20;
   uint64_t shared_headroom_bytes = 1600000;  // 0: per-PG reserved headroom
   std::vector<uint32_t> lossless_pgs{3, 4};
-  ProfileSpec pg_lossless{4608, true, 0, 0, 160000};
-  ProfileSpec pg_lossy{0, true, 3, 0, 0};
-  ProfileSpec queue_lossless{0, true, 7, 0, 0};
-  ProfileSpec queue_lossy{1536, true, 3, 0, 0};
+  ProfileSpec pg_lossless{"ingress_lossless", 4608, true, 0, 0, 160000};
+  ProfileSpec pg_lossy{"ingress_lossy", 0, true, 3, 0, 0};
+  ProfileSpec queue_lossless{"egress_lossless", 0, true, 7, 0, 0};
+  ProfileSpec queue_lossy{"egress_lossy", 1536, true, 3, 0, 0};
   sw::QosConfig qos = default_qos();
   uint32_t hash_seed = 0;  // 0: derived from the switch name and the run seed
 
