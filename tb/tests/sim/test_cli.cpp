@@ -288,3 +288,22 @@ TEST(Fabric, SwitchPortCaptureDecodesAndTimesAreConsistent) {
   }
   EXPECT_EQ(n, 8) << "8 KiB at MTU 1024";
 }
+
+// Every scenario shipped in configs/scenarios runs to completion, conserves
+// packets, and validates; an example that rots fails here.
+TEST(Configs, EveryShippedScenarioRuns) {
+  const Result ls = sh("ls " + src_dir() + "/configs/scenarios/*.yaml");
+  ASSERT_EQ(ls.rc, 0);
+  std::istringstream in(ls.out);
+  std::string path;
+  int n = 0;
+  while (std::getline(in, path)) {
+    ++n;
+    EXPECT_EQ(rocesim("validate " + path + " --quiet").rc, 0) << path;
+    const std::string dir = temp_dir();
+    const Result r = rocesim("run " + path + " --out " + dir + " --quiet");
+    EXPECT_EQ(r.rc, 0) << path << ": " << r.err;
+    EXPECT_NE(slurp(dir + "/summary.json").find("\"conservation_ok\": true"), std::string::npos) << path;
+  }
+  EXPECT_GE(n, 3);
+}
