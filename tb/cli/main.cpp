@@ -215,6 +215,7 @@ int run_main(int argc, char** argv) {
   bool io_ok = fabric.close_streams();
   io_ok = sim::write_file_atomic(a.out + "/config.resolved.yaml", sim::emit_resolved(scen)) && io_ok;
   io_ok = sim::write_file_atomic(a.out + "/flows.csv", sim::flows_csv(fabric)) && io_ok;
+  io_ok = sim::write_file_atomic(a.out + "/pfc.csv", fabric.pfc_csv()) && io_ok;
   io_ok = sim::write_file_atomic(a.out + "/summary.json", sim::summary_json(fabric, res)) && io_ok;
   if (!io_ok) {
     std::cerr << "rocesim: writing outputs in " << a.out << " failed: " << std::strerror(errno) << "\n";
@@ -229,9 +230,10 @@ int run_main(int argc, char** argv) {
               << "  packets: sent " << res.sent << ", delivered " << res.delivered << ", dropped " << res.dropped
               << ", in flight " << res.in_flight << "\n"
               << "  flows completed: " << done << "/" << fabric.flows().size() << ", link hops: " << res.link_hops
+              << (res.deadlock ? ", DEADLOCK: no delivery since " + sim::ps_to_ns_text(res.last_delivery_ps) + " ns" : "")
               << "\n"
               << "  outputs: " << a.out << "/summary.json, " << a.out << "/flows.csv, " << a.out
-              << "/config.resolved.yaml";
+              << "/config.resolved.yaml, " << a.out << "/pfc.csv";
     if (!fabric.switches().empty() && scen.stats.interval_ps) std::cout << ", " << a.out << "/queues.csv";
     if (!pcaps.empty()) std::cout << ", " << a.out << "/pcap/";
     std::cout << "\n";

@@ -20,6 +20,26 @@ Host::Host(sc_module_name name, const HostConfig& cfg, link::Ledger& ledger)
   SC_METHOD(on_wake);
   sensitive << m_wake_ev;
   dont_initialize();
+  SC_METHOD(on_storm);
+  sensitive << m_storm_ev;
+  dont_initialize();
+}
+
+void Host::start_pause_storm(uint64_t start_ps, uint8_t prio, uint16_t quanta) {
+  m_storm_prio = prio;
+  m_storm_quanta = quanta;
+  m_storm_ev.notify(core::ps(start_ps));
+}
+
+void Host::on_storm() {
+  m_ledger.count_event();
+  uint16_t timers[8] = {};
+  timers[m_storm_prio] = m_storm_quanta;
+  pk::Packet* p = m_ledger.create();
+  pk::build_pfc(*p, m_cfg.mac, static_cast<uint16_t>(1u << m_storm_prio), timers);
+  p->created_ps = core::now_ps();
+  mac.send_control(p);
+  m_storm_ev.notify(core::ps(pfc::quanta_ps(m_storm_quanta, mac.rate_bps()) / 2));
 }
 
 void Host::add_send_flow(FlowRecord* f, uint32_t peer_ip, pk::Mac peer_mac) {
@@ -74,11 +94,11 @@ pk::Packet* Host::make_packet(SendState& s) {
   eth.dst = s.peer_mac;
   eth.src = m_cfg.mac;
   eth.vlan = m_cfg.vlan;
-  eth.pcp = m_cfg.pcp;
+  eth.pcp = r.pcp;
   pk::Ipv4Spec ip;
   ip.src = m_cfg.ip;
   ip.dst = s.peer_ip;
-  ip.dscp = m_cfg.dscp;
+  ip.dscp = r.dscp;
   ip.ecn = m_cfg.ecn;
   ip.id = static_cast<uint16_t>(r.packets_sent);
 
@@ -86,7 +106,7 @@ pk::Packet* Host::make_packet(SendState& s) {
   pk::build_roce(*p, eth, ip, s.udp_sport, bth, first ? &reth : nullptr, nullptr, len);
   p->flow_id = r.id;
   p->created_ps = core::now_ps();
-  p->prio = m_cfg.pcp;
+  p->prio = r.pcp;
 
   s.psn = (s.psn + 1) & 0xffffff;
   s.msg_offset += len;
@@ -111,9 +131,13 @@ pk::Packet* Host::next_frame() {
   const uint64_t now = core::now_ps();
   const size_t n = m_send.size();
   uint64_t earliest = UINT64_MAX;
+  // Priorities paused by the switch (PFC): their flows wait; the MAC kicks us
+  // when a pause ends.
+  const uint8_t paused = n ? mac.paused_mask() : 0;
   for (size_t k = 0; k < n; ++k) {
     SendState& s = m_send[(m_rr + k) % n];
     if (s.rec->bytes_sent >= s.rec->total_bytes()) continue;
+    if (paused >> s.rec->pcp & 1) continue;
     if (s.next_ps > now) {
       earliest = std::min(earliest, s.next_ps);
       continue;

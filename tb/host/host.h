@@ -23,6 +23,7 @@ struct FlowRecord {
   uint32_t messages = 0;
   uint64_t rate_bps = 0;
   uint64_t start_ps = 0;
+  uint8_t pcp = 3, dscp = 26;          // priority (802.1Q PCP) and DSCP of its packets
   uint32_t src_qp = 0, dst_qp = 0;
   // Sender progress.
   uint64_t bytes_sent = 0;
@@ -73,6 +74,10 @@ class Host : public sc_core::sc_module,
   void add_send_flow(FlowRecord* f, uint32_t peer_ip, packet::Mac peer_mac);
   void add_recv_flow(FlowRecord* f);
   void set_listener(FlowListener* l) { m_listener = l; }
+  // A PFC storm: from start_ps on, keep the switch port paused on `prio`
+  // (XOFF with `quanta`, refreshed at half the pause time), as a NIC that
+  // stopped draining does.
+  void start_pause_storm(uint64_t start_ps, uint8_t prio, uint16_t quanta);
 
   const HostConfig& config() const { return m_cfg; }
   uint64_t unexpected_frames() const { return m_unexpected; }
@@ -98,6 +103,7 @@ class Host : public sc_core::sc_module,
     uint64_t msg_bytes = 0;
   };
   void on_wake();
+  void on_storm();
   packet::Packet* make_packet(SendState& s);
   packet::Packet* next_frame();
 
@@ -107,6 +113,9 @@ class Host : public sc_core::sc_module,
   std::vector<RecvState> m_recv;       // indexed by dst_qp - kFirstQp
   size_t m_rr = 0;                     // round-robin position among send flows
   sc_core::sc_event m_wake_ev;
+  sc_core::sc_event m_storm_ev;
+  uint8_t m_storm_prio = 0;
+  uint16_t m_storm_quanta = 0;
   uint64_t m_wake_at = UINT64_MAX;
   FlowListener* m_listener = nullptr;
   uint64_t m_unexpected = 0;

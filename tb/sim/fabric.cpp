@@ -47,6 +47,8 @@ host::HostConfig host_config(const Scenario& s, uint32_t i, uint32_t ip, packet:
   hc.port.rate_bps = rate;
   hc.port.checks.check_fcs = s.links.check_fcs;
   hc.port.checks.check_icrc = s.links.check_icrc;
+  hc.port.honor_pause = s.pfc.enabled;
+  hc.port.pause_response_ps = s.pfc.response_ps;
   return hc;
 }
 
@@ -74,10 +76,9 @@ Fabric::Fabric(sc_module_name name, const Scenario& s) : sc_module(name), m_s(s)
             node.name.c_str(), host_config(m_s, node.index, node.ip, T.mac_of(n, 0), rate), m_ledger));
         continue;
       }
-      std::vector<uint64_t> rates(node.ports);
-      for (uint32_t p = 0; p < node.ports; ++p) rates[p] = T.link_at({n, p}).rate_bps;
       // Validated in read_scenario: cannot fail here.
-      sw::SwitchConfig c = make_switch_config(m_s.sw, rates);  // validated in read_scenario
+      sw::SwitchConfig c = make_switch_config(m_s.sw, m_s.pfc, m_s.switch_ports(n), m_s.max_frame_bytes());
+      for (uint32_t p = 0; p < node.ports; ++p) c.port_macs.push_back(T.mac_of(n, p));
       // Switches check the FCS of every frame but not the ICRC: the ICRC is
       // end-to-end (IBTA), verified by the receiving NIC.
       c.checks.check_fcs = m_s.links.check_fcs;
@@ -86,6 +87,7 @@ Fabric::Fabric(sc_module_name name, const Scenario& s) : sc_module(name), m_s(s)
       for (const topology::Group& g : T.groups[n]) c.groups.emplace_back(g.ports.begin(), g.ports.end());
       m_routes.push_back(std::make_unique<TopoRoutes>(T.routes[n]));
       m_switches.push_back(std::make_unique<sw::Switch>(node.name.c_str(), c, *m_routes.back(), m_ledger));
+      m_switches.back()->set_event_log(&m_events);
       sw_of[n] = m_switches.back().get();
       m_sw_index[n] = static_cast<int>(m_switches.size() - 1);
     }
@@ -103,7 +105,15 @@ Fabric::Fabric(sc_module_name name, const Scenario& s) : sc_module(name), m_s(s)
       link::connect(mac_at(l.a), *m_links.back(), mac_at(l.b));
     }
   }
-  for (auto& h : m_hosts) h->set_listener(this);
+  for (auto& h : m_hosts) {
+    h->set_listener(this);
+    h->mac.set_event_log(&m_events, h->basename());
+  }
+  if (m_s.pfc.storm) {
+    const PfcSpec& p = m_s.pfc;
+    m_hosts[p.storm_host_index]->start_pause_storm(p.storm_start_ps, static_cast<uint8_t>(p.storm_priority),
+                                                   static_cast<uint16_t>(p.pause_quanta));
+  }
 
   // Flow records live in a vector sized once, so hosts may keep pointers.
   m_flows.resize(m_s.flows.size());
@@ -118,6 +128,8 @@ Fabric::Fabric(sc_module_name name, const Scenario& s) : sc_module(name), m_s(s)
     r.messages = fs.messages;
     r.rate_bps = fs.rate_bps;
     r.start_ps = fs.start_ps;
+    r.pcp = static_cast<uint8_t>(fs.pcp);
+    r.dscp = static_cast<uint8_t>(fs.dscp);
     r.src_qp = next_qp[r.src]++;
     r.dst_qp = next_qp[r.dst]++;
   }
@@ -284,6 +296,19 @@ void Fabric::sample_queues() {
   }
 }
 
+std::string Fabric::pfc_csv() const {
+  std::vector<pfc::Event> ev = m_events;
+  std::stable_sort(ev.begin(), ev.end(), [](const pfc::Event& a, const pfc::Event& b) { return a.t_ps < b.t_ps; });
+  std::string o = "time_ns,node,port,priority,event\n";
+  char line[160];
+  for (const pfc::Event& e : ev) {
+    std::snprintf(line, sizeof line, "%" PRIu64 ".%03" PRIu64 ",%s,%u,%u,%s\n", e.t_ps / 1000, e.t_ps % 1000, e.node,
+                  e.port, unsigned(e.prio), e.what);
+    o += line;
+  }
+  return o;
+}
+
 bool Fabric::close_streams() {
   bool ok = true;
   for (auto& p : m_pcaps) ok = p->close() && ok;
@@ -326,6 +351,8 @@ RunResult Fabric::run() {
   r.pool_in_use = m_ledger.alive();
   r.conserved = r.sent == r.delivered + r.dropped + r.in_flight && r.pool_in_use == r.in_flight;
   r.all_flows_done = m_flows_left == 0;
+  r.last_delivery_ps = m_ledger.last_delivery_ps();
+  r.deadlock = r.in_flight > 0 && r.sim_time_ps - r.last_delivery_ps >= m_s.sim.deadlock_after_ps;
   return r;
 }
 

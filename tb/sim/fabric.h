@@ -39,6 +39,8 @@ struct RunResult {
   uint64_t pool_in_use = 0;
   bool conserved = false;        // sent == delivered + dropped + in_flight and pool agrees
   bool all_flows_done = false;
+  uint64_t last_delivery_ps = 0;
+  bool deadlock = false;         // frames in flight and no delivery for sim.deadlock_after
 };
 
 // A switch's routing table as the chip's lookup interface.
@@ -66,6 +68,9 @@ class Fabric : public sc_core::sc_module, public host::FlowListener {
   bool close_streams();
 
   RunResult run();
+  // pfc.csv: every XOFF/XON sent, pause start/end seen, watchdog event, in time order.
+  std::string pfc_csv() const;
+  const std::vector<pfc::Event>& pfc_events() const { return m_events; }
 
   const Scenario& scenario() const { return m_s; }
   const std::vector<host::FlowRecord>& flows() const { return m_flows; }
@@ -100,6 +105,7 @@ class Fabric : public sc_core::sc_module, public host::FlowListener {
   std::string m_series_path;
   std::vector<uint64_t> m_last_deq;       // per switch queue: dequeued packets at the last sample
   sc_core::sc_event m_sample_ev;
+  std::vector<pfc::Event> m_events;
   size_t m_flows_left = 0;
 };
 

@@ -81,7 +81,7 @@ void port_json(std::ostringstream& o, bool& first, const std::string& node, cons
 
 }  // namespace
 
-std::string summary_json(const Fabric& f, const RunResult& r) {
+std::string summary_json(Fabric& f, const RunResult& r) {
   const Scenario& s = f.scenario();
   const link::Ledger& L = f.ledger();
   std::ostringstream o;
@@ -142,6 +142,50 @@ std::string summary_json(const Fabric& f, const RunResult& r) {
       peak_bytes = c * sw->config().buffer.cell_bytes;
     }
   }
+  // PFC: every MAC (hosts and switch ports) and every switch's generator.
+  uint64_t ptx = 0, prx = 0, xoff = 0, xon = 0, refresh = 0, paused_ps = 0, longest_ps = 0;
+  std::ostringstream ports;
+  bool pfirst = true;
+  auto mac_pfc = [&](const std::string& node, link::Mac& mac) {
+    const link::MacStats& st = mac.stats();
+    ptx += st.pause_tx;
+    prx += st.pause_rx;
+    std::string prios;
+    for (int p = 0; p < 8; ++p) {
+      const pfc::PauseReceiver::PrioStats ps = mac.pause_stats(p);
+      paused_ps += ps.paused_ps;
+      longest_ps = std::max(longest_ps, ps.longest_ps);
+      if (!ps.frames) continue;
+      prios += (prios.empty() ? "" : ", ") + std::string("{\"priority\": ") + std::to_string(p) +
+               ", \"pause_frames_rx\": " + std::to_string(ps.frames) + ", \"pauses\": " + std::to_string(ps.pauses) +
+               ", \"paused_ns\": " + ps_to_ns_text(ps.paused_ps) + ", \"longest_ns\": " + ps_to_ns_text(ps.longest_ps) + "}";
+    }
+    if (!st.pause_tx && !st.pause_rx) return;
+    const double per_s = r.sim_time_ps ? static_cast<double>(st.pause_tx) * 1e12 / static_cast<double>(r.sim_time_ps) : 0;
+    ports << (pfirst ? "\n" : ",\n") << "      {\"node\": " << json_str(node) << ", \"port\": " << mac.port()
+          << ", \"pause_frames_tx\": " << st.pause_tx << ", \"pause_frames_rx\": " << st.pause_rx
+          << ", \"pause_frames_tx_per_s\": " << num(per_s) << ", \"rx_priorities\": [" << prios << "]}";
+    pfirst = false;
+  };
+  for (const auto& h : f.hosts()) mac_pfc(h->basename(), h->mac);
+  uint64_t wd = 0;
+  for (const auto& sw : f.switches()) {
+    wd += sw->watchdog_events();
+    for (uint32_t p = 0; p < sw->num_ports(); ++p) {
+      mac_pfc(sw->basename(), *sw->ports[p]);
+      const sw::PfcPortStats& ps = sw->pfc_stats(p);
+      for (int k = 0; k < 8; ++k) {
+        xoff += ps.xoff[k];
+        xon += ps.xon[k];
+      }
+      refresh += ps.refreshes;
+    }
+  }
+  o << "  \"pfc\": {\"pause_frames_tx\": " << ptx << ", \"pause_frames_rx\": " << prx << ", \"xoff_events\": " << xoff
+    << ", \"xon_events\": " << xon << ", \"refreshes\": " << refresh << ", \"paused_ns_total\": " << ps_to_ns_text(paused_ps)
+    << ", \"longest_pause_ns\": " << ps_to_ns_text(longest_ps) << ", \"watchdog_events\": " << wd
+    << ", \"deadlock\": " << (r.deadlock ? "true" : "false") << ", \"last_delivery_ns\": " << ps_to_ns_text(r.last_delivery_ps)
+    << ",\n    \"ports\": [" << ports.str() << (pfirst ? "]}" : "\n    ]}") << ",\n";
   o << "  \"buffer\": {\"peak_cells\": " << peak_cells << ", \"peak_bytes\": " << peak_bytes << "},\n";
   o << "  \"switches\": [";
   first = true;

@@ -13,7 +13,7 @@ inline constexpr int kSummarySchemaVersion = 1;
 // Writes content to path atomically (tmp + rename). False with errno on failure.
 bool write_file_atomic(const std::string& path, const std::string& content);
 
-std::string summary_json(const Fabric& f, const RunResult& r);
+std::string summary_json(Fabric& f, const RunResult& r);
 std::string flows_csv(const Fabric& f);
 
 // "1234.560" for 1234560 ps: exact, fixed 3 decimals, no locale.

@@ -35,6 +35,16 @@ uint64_t Scenario::host_rate(uint32_t h) const {
   return topo.link_at({topo.hosts[h], 0}).rate_bps;
 }
 
+std::vector<PortPhys> Scenario::switch_ports(uint32_t n) const {
+  std::vector<PortPhys> v(topo.nodes[n].ports);
+  for (uint32_t p = 0; p < v.size(); ++p) {
+    const topology::LinkSpec& l = topo.link_at({n, p});
+    v[p].rate_bps = l.rate_bps;
+    v[p].cable_ps = l.length_mm * links.link.delay_per_m_ps / 1000;
+  }
+  return v;
+}
+
 namespace {
 
 constexpr uint64_t kGbps = 1000000000ull;
@@ -76,6 +86,13 @@ void read_topology_params(const CfgNode& n, TopologySection& t) {
     if (p.k % 2) n.fail_key("k", "must be even");
     p.rate = n.rate("rate", p.rate, 1000000, kMaxRate);
     p.cable_mm = metres_to_mm(n, "cable_m", p.cable_mm);
+  } else if (t.kind == "ring") {
+    auto& p = t.ring;
+    p.switches = static_cast<uint32_t>(n.integer("switches", p.switches, 3, 4096));
+    p.hosts_per_switch = static_cast<uint32_t>(n.integer("hosts_per_switch", p.hosts_per_switch, 1, 1024));
+    p.rate = n.rate("rate", p.rate, 1000000, kMaxRate);
+    p.cable_mm = metres_to_mm(n, "cable_m", p.cable_mm);
+    p.clockwise = n.boolean("clockwise", p.clockwise);
   } else {
     (void)n.integer("hosts", 2, 2, 2);  // direct: exactly h0 and h1
   }
@@ -83,7 +100,7 @@ void read_topology_params(const CfgNode& n, TopologySection& t) {
 }
 
 void read_topology(const CfgNode& n, const std::string& scenario_file, TopologySection& t) {
-  const std::vector<std::string> kinds{"direct", "single_switch", "leaf_spine", "fat_tree"};
+  const std::vector<std::string> kinds{"direct", "single_switch", "leaf_spine", "fat_tree", "ring"};
   std::unique_ptr<core::Config> file_cfg;
   if (n.has("file")) {
     t.file = n.str("file");
@@ -148,6 +165,8 @@ void build_topology(const CfgNode& where, Scenario& s) {
       s.topo = topology::leaf_spine(t.leaf_spine);
     } else if (t.kind == "fat_tree") {
       s.topo = topology::fat_tree(t.fat_tree);
+    } else if (t.kind == "ring") {
+      s.topo = topology::ring(t.ring);
     }
   } catch (const std::invalid_argument& e) {
     where.fail(e.what());
@@ -165,6 +184,8 @@ void read_flows(const CfgNode& root, Scenario& s) {
     if (fl.message_bytes == 0 || fl.message_bytes > (1ull << 40)) f.fail_key("size", "must be between 1B and 1TiB");
     fl.messages = static_cast<uint32_t>(f.integer("messages", 1, 1, 100000000));
     fl.start_ps = f.time("start", 0);
+    fl.pcp = s.hosts.pcp;
+    fl.dscp = s.hosts.dscp;
     if (e.pattern.empty()) {
       fl.src = f.str("src");
       fl.dst = f.str("dst");
@@ -174,6 +195,8 @@ void read_flows(const CfgNode& root, Scenario& s) {
       const uint64_t line = s.host_rate(fl.src_index);
       e.explicit_rate = f.has("rate");
       fl.rate_bps = f.rate("rate", line, 1000ull, line);
+      fl.pcp = static_cast<uint32_t>(f.integer("pcp", s.hosts.pcp, 0, 7));
+      fl.dscp = static_cast<uint32_t>(f.integer("dscp", s.hosts.dscp, 0, 63));
       f.finish();
       s.flows.push_back(fl);
     } else {
@@ -213,6 +236,7 @@ Scenario read_scenario(const core::Config& cfg) {
   const CfgNode sim = root.map("sim");
   s.sim.duration_ps = sim.time("duration", s.sim.duration_ps, 1, 3600ull * 1000000000000ull);
   s.sim.stop_when_done = sim.boolean("stop_when_done", s.sim.stop_when_done);
+  s.sim.deadlock_after_ps = sim.time("deadlock_after", s.sim.deadlock_after_ps, 1);
   sim.finish();
 
   const CfgNode topo = root.map("topology");
@@ -226,14 +250,8 @@ Scenario read_scenario(const core::Config& cfg) {
   st.finish();
 
   build_topology(topo, s);
-  // The MMU configuration depends on the port count only: check each switch size once.
-  std::vector<uint32_t> checked;
-  for (uint32_t n : s.topo.switches) {
-    const uint32_t ports = s.topo.nodes[n].ports;
-    if (std::find(checked.begin(), checked.end(), ports) != checked.end()) continue;
-    checked.push_back(ports);
-    check_switch_config(s.sw, ports, swn);
-  }
+  s.pfc = read_pfc(root.map("pfc"), s.num_hosts());
+  for (uint32_t n : s.topo.switches) check_switch_config(s.sw, s.pfc, s.switch_ports(n), s.max_frame_bytes(), swn);
   read_flows(root, s);
   root.finish();
   return s;
@@ -251,6 +269,7 @@ std::string emit_resolved(const Scenario& s) {
   o << "sim:\n";
   o << "  duration: " << format_time(s.sim.duration_ps) << "\n";
   o << "  stop_when_done: " << (s.sim.stop_when_done ? "true" : "false") << "\n";
+  o << "  deadlock_after: " << format_time(s.sim.deadlock_after_ps) << "\n";
   o << "topology:\n";
   if (!s.topology.file.empty()) o << "  # parameters read from " << s.topology.file << "\n";
   o << "  kind: " << s.topology.kind << "\n";
@@ -267,6 +286,10 @@ std::string emit_resolved(const Scenario& s) {
   } else if (t.kind == "fat_tree") {
     o << "  k: " << t.fat_tree.k << "\n  rate: " << format_rate(t.fat_tree.rate)
       << "\n  cable_m: " << mm_text(t.fat_tree.cable_mm) << "\n";
+  } else if (t.kind == "ring") {
+    o << "  switches: " << t.ring.switches << "\n  hosts_per_switch: " << t.ring.hosts_per_switch
+      << "\n  rate: " << format_rate(t.ring.rate) << "\n  cable_m: " << mm_text(t.ring.cable_mm)
+      << "\n  clockwise: " << (t.ring.clockwise ? "true" : "false") << "\n";
   } else {
     o << "  hosts: 2\n";
   }
@@ -287,6 +310,26 @@ std::string emit_resolved(const Scenario& s) {
   o << "  dscp: " << s.hosts.dscp << "\n";
   o << "  ecn: " << (s.hosts.ecn == 2 ? "ect0" : s.hosts.ecn == 1 ? "ect1" : "not_ect") << "\n";
   o << "switch:\n" << emit_switch(s.sw);
+  o << "pfc:\n" << emit_pfc(s.pfc);
+  if (s.pfc.headroom == PfcSpec::Headroom::automatic && !s.topo.switches.empty()) {
+    // The computed headroom per distinct port (SONiC formula), for the record.
+    std::vector<std::string> seen;
+    for (uint32_t n : s.topo.switches) {
+      const sw::SwitchConfig c = make_switch_config(s.sw, s.pfc, s.switch_ports(n), s.max_frame_bytes());
+      const std::vector<PortPhys> ports = s.switch_ports(n);
+      for (size_t p = 0; p < ports.size(); ++p) {
+        uint32_t cells = 0;
+        for (uint32_t pg : s.sw.lossless_pgs) cells = std::max(cells, c.mmu.ports[p].pgs[pg].headroom_cells);
+        const std::string line = "  #   " + format_rate(ports[p].rate_bps) + " port, " +
+                                 format_time(ports[p].cable_ps) + " cable: " +
+                                 format_size(static_cast<uint64_t>(cells) * s.sw.cell_bytes) + " (" +
+                                 std::to_string(cells) + " cells)\n";
+        if (std::find(seen.begin(), seen.end(), line) == seen.end()) seen.push_back(line);
+      }
+    }
+    o << "  # headroom: auto computed per lossless PG (SONiC formula):\n";
+    for (const std::string& l : seen) o << l;
+  }
   o << "stats:\n  interval: " << format_time(s.stats.interval_ps) << "\n";
   if (s.flow_entries.empty()) {
     o << "flows: []\n";
@@ -306,7 +349,11 @@ std::string emit_resolved(const Scenario& s) {
       }
       o << "    size: " << format_size(f.message_bytes) << "\n";
       o << "    messages: " << f.messages << "\n";
-      if (e.pattern.empty()) o << "    rate: " << format_rate(f.rate_bps) << "\n";
+      if (e.pattern.empty()) {
+        o << "    rate: " << format_rate(f.rate_bps) << "\n";
+        o << "    pcp: " << f.pcp << "\n";
+        o << "    dscp: " << f.dscp << "\n";
+      }
       o << "    start: " << format_time(f.start_ps) << "\n";
     }
   }

@@ -17,6 +17,9 @@ namespace rocesim::sim {
 struct SimSection {
   uint64_t duration_ps = 1000000000;  // 1 ms
   bool stop_when_done = true;         // end as soon as every flow has completed
+  // A run that ends with frames in flight and no delivery for this long is
+  // reported as deadlocked (summary.json pfc.deadlock).
+  uint64_t deadlock_after_ps = 500000000;  // 500 us
 };
 
 struct TopologySection {
@@ -27,6 +30,7 @@ struct TopologySection {
   topology::SingleParams single;
   topology::LeafSpineParams leaf_spine;
   topology::FatTreeParams fat_tree;
+  topology::RingParams ring;
 };
 
 struct LinksSection {
@@ -54,6 +58,7 @@ struct FlowSpec {
   uint32_t messages = 1;
   uint64_t rate_bps = 0;              // open-loop pacing rate
   uint64_t start_ps = 0;
+  uint32_t pcp = 3, dscp = 26;        // priority and DSCP (default: hosts.pcp, hosts.dscp)
   uint64_t total_bytes() const { return message_bytes * messages; }
 };
 
@@ -75,12 +80,16 @@ struct Scenario {
   LinksSection links;
   HostsSection hosts;
   SwitchSpec sw;
+  PfcSpec pfc;
   StatsSection stats;
   std::vector<FlowEntry> flow_entries;
   std::vector<FlowSpec> flows;        // expanded, in order
   topology::Topology topo;            // built (empty for direct)
   uint32_t num_hosts() const;
   uint64_t host_rate(uint32_t h) const;  // line rate of h<i>'s port
+  uint32_t max_frame_bytes() const { return hosts.mtu + 82; }  // Eth+802.1Q+IPv4+UDP+BTH+RETH+ICRC+FCS
+  // Speed and cable delay of every port of switch node n.
+  std::vector<PortPhys> switch_ports(uint32_t n) const;
 };
 
 // Reads and validates the scenario; throws core::ConfigError on bad input.

@@ -5,6 +5,7 @@
 
 #include "core/units.h"
 #include "mmu/config.h"
+#include "pfc/pfc.h"
 
 namespace rocesim::sim {
 
@@ -138,7 +139,10 @@ SwitchSpec read_switch(const CfgNode& n) {
   return s;
 }
 
-sw::SwitchConfig make_switch_config(const SwitchSpec& s, const std::vector<uint64_t>& port_rates) {
+sw::SwitchConfig make_switch_config(const SwitchSpec& s, const PfcSpec& pfc, const std::vector<PortPhys>& ports,
+                                    uint32_t max_frame_bytes) {
+  std::vector<uint64_t> port_rates;
+  for (const PortPhys& p : ports) port_rates.push_back(p.rate_bps);
   sw::SwitchConfig c;
   c.clock_period_ps = s.clock_period_ps;
   c.cycles = s.cycles;
@@ -165,20 +169,34 @@ sw::SwitchConfig make_switch_config(const SwitchSpec& s, const std::vector<uint6
   };
   m.shared_headroom_cells = cells(s.shared_headroom_bytes, cell);
   std::array<bool, 8> pg_lossless{};
-  for (uint32_t pg : s.lossless_pgs) pg_lossless[pg] = true;
+  // Without PFC nothing holds a lossless PG's senders back: its PGs are lossy.
+  if (pfc.enabled)
+    for (uint32_t pg : s.lossless_pgs) pg_lossless[pg] = true;
   // A queue is lossless when a traffic class mapped to it is mapped to a lossless PG.
   std::array<bool, 8> q_lossless{};
   for (int tc = 0; tc < 8; ++tc)
     if (pg_lossless[s.qos.tc_to_pg[tc]]) q_lossless[s.qos.tc_to_queue[tc]] = true;
   m.ports.resize(port_rates.size());
-  for (mmu::PortConfig& p : m.ports) {
+  for (size_t i = 0; i < m.ports.size(); ++i) {
+    mmu::PortConfig& p = m.ports[i];
+    uint64_t headroom = s.pg_lossless.headroom_bytes;
+    if (pfc.headroom == PfcSpec::Headroom::fixed) headroom = pfc.headroom_bytes;
+    if (pfc.headroom == PfcSpec::Headroom::automatic) {
+      pfc::HeadroomInputs in;
+      in.rate_bps = ports[i].rate_bps;
+      in.cable_delay_ps = ports[i].cable_ps;
+      in.mtu_bytes = in.lossless_mtu_bytes = max_frame_bytes;
+      in.mac_phy_delay_bytes = pfc.mac_phy_delay_bytes;
+      in.cell_occupancy = pfc.cell_occupancy;
+      headroom = pfc::headroom_bytes(in);
+    }
     for (int pg = 0; pg < 8; ++pg) {
       const ProfileSpec& prof = pg_lossless[pg] ? s.pg_lossless : s.pg_lossy;
       mmu::PgProfile& g = p.pgs[pg];
       g.pool = pool_index(prof.pool);
       g.reserved_cells = cells(prof.reserved_bytes, cell);
       g.threshold = threshold_of(prof, cell);
-      g.headroom_cells = pg_lossless[pg] ? cells(prof.headroom_bytes, cell) : 0;
+      g.headroom_cells = pg_lossless[pg] ? cells(headroom, cell) : 0;
       g.lossless = pg_lossless[pg];
     }
     for (int q = 0; q < 8; ++q) {
@@ -189,10 +207,124 @@ sw::SwitchConfig make_switch_config(const SwitchSpec& s, const std::vector<uint6
       qp.threshold = threshold_of(prof, cell);
     }
   }
+  // PFC.
+  sw::PfcConfig& f = c.pfc;
+  f.enabled = pfc.enabled;
+  f.priorities = 0;
+  if (pfc.enabled)
+    for (int p = 0; p < 8; ++p)
+      if (pg_lossless[s.qos.tc_to_pg[s.qos.pcp_to_tc[p]]]) f.priorities |= static_cast<uint8_t>(1u << p);
+  f.gen.dynamic_xoff = pfc.xoff_dynamic;
+  f.gen.xoff_cells = cells(pfc.xoff_bytes, cell);
+  f.gen.xon_offset_cells = pfc.xon_rule == PfcSpec::Xon::offset ? cells(pfc.xon_offset_bytes, cell) : 0;
+  f.gen.use_xon_absolute = pfc.xon_rule == PfcSpec::Xon::absolute;
+  f.gen.xon_cells = pfc.xon_bytes / cell;
+  f.gen.xon_ratio = pfc.xon_rule == PfcSpec::Xon::ratio ? pfc.xon_ratio : 0;
+  f.pause_quanta = static_cast<uint16_t>(pfc.pause_quanta);
+  f.refresh_ps = pfc.refresh_ps;
+  f.response_ps = pfc.response_ps;
+  f.watchdog = pfc.watchdog;
+  f.wd_detection_ps = pfc.wd_detection_ps;
+  f.wd_restoration_ps = pfc.wd_restoration_ps;
+  f.wd_poll_ps = pfc.wd_poll_ps;
+  f.wd_drop = pfc.wd_drop;
   return c;
 }
 
-void check_switch_config(const SwitchSpec& s, uint32_t ports, const CfgNode& where) {
+PfcSpec read_pfc(const CfgNode& n, uint32_t hosts) {
+  PfcSpec p;
+  p.enabled = n.boolean("enabled", p.enabled);
+  const std::string xoff = n.str("xoff", "dynamic");
+  if (xoff != "dynamic") {
+    p.xoff_dynamic = false;
+    p.xoff_bytes = n.size("xoff", 0, 1);
+  }
+  const int rules = n.has("xon_offset") + n.has("xon") + n.has("xon_ratio");
+  if (rules > 1) n.fail("give one of xon_offset, xon and xon_ratio");
+  p.xon_offset_bytes = n.size("xon_offset", p.xon_offset_bytes);
+  if (n.has("xon")) {
+    p.xon_rule = PfcSpec::Xon::absolute;
+    p.xon_bytes = n.size("xon");
+  }
+  if (n.has("xon_ratio")) {
+    p.xon_rule = PfcSpec::Xon::ratio;
+    p.xon_ratio = n.real("xon_ratio", p.xon_ratio, 0.0, 1.0);
+  }
+  p.pause_quanta = static_cast<uint32_t>(n.integer("pause_quanta", p.pause_quanta, 1, 65535));
+  const std::string refresh = n.str("refresh", "auto");
+  if (refresh != "auto") p.refresh_ps = n.time("refresh", 0, 1);
+  p.response_ps = n.time("mac_response_delay", p.response_ps, 0, 1000000000);
+  const std::string hr = n.str("headroom", "profile");
+  if (hr == "auto") {
+    p.headroom = PfcSpec::Headroom::automatic;
+  } else if (hr != "profile") {
+    p.headroom = PfcSpec::Headroom::fixed;
+    p.headroom_bytes = n.size("headroom", 0, 1);
+  }
+  p.mac_phy_delay_bytes = n.size("headroom_mac_phy_delay", p.mac_phy_delay_bytes);
+  p.cell_occupancy = n.real("headroom_cell_occupancy", p.cell_occupancy, 0.1, 64.0);
+  const CfgNode w = n.map("watchdog");
+  p.watchdog = w.boolean("enabled", p.watchdog);
+  p.wd_detection_ps = w.time("detection_time", p.wd_detection_ps, 1);
+  p.wd_restoration_ps = w.time("restoration_time", p.wd_restoration_ps, 1);
+  p.wd_poll_ps = w.time("poll_interval", p.wd_poll_ps, 1);
+  p.wd_drop = w.choice("action", "drop", {"drop", "forward"}) == "drop";
+  w.finish();
+  if (n.has("storm")) {
+    const CfgNode st = n.map("storm");
+    p.storm = true;
+    p.storm_host = st.str("host");
+    uint32_t idx = 0;
+    bool ok = p.storm_host.size() > 1 && p.storm_host[0] == 'h';
+    uint64_t v = 0;
+    for (size_t i = 1; ok && i < p.storm_host.size(); ++i) {
+      ok = p.storm_host[i] >= '0' && p.storm_host[i] <= '9';
+      v = v * 10 + static_cast<uint64_t>(p.storm_host[i] - '0');
+    }
+    idx = static_cast<uint32_t>(v);
+    if (!ok || idx >= hosts) st.fail_key("host", "no host '" + p.storm_host + "'");
+    p.storm_host_index = idx;
+    p.storm_start_ps = st.time("start", 0);
+    p.storm_priority = static_cast<uint32_t>(st.integer("priority", 3, 0, 7));
+    st.finish();
+  } else {
+    (void)n.map("storm");
+  }
+  n.finish();
+  return p;
+}
+
+std::string emit_pfc(const PfcSpec& p) {
+  std::ostringstream o;
+  o << "  enabled: " << (p.enabled ? "true" : "false") << "\n";
+  o << "  xoff: " << (p.xoff_dynamic ? std::string("dynamic") : core::format_size(p.xoff_bytes)) << "\n";
+  if (p.xon_rule == PfcSpec::Xon::offset) o << "  xon_offset: " << core::format_size(p.xon_offset_bytes) << "\n";
+  if (p.xon_rule == PfcSpec::Xon::absolute) o << "  xon: " << core::format_size(p.xon_bytes) << "\n";
+  if (p.xon_rule == PfcSpec::Xon::ratio) o << "  xon_ratio: " << p.xon_ratio << "\n";
+  o << "  pause_quanta: " << p.pause_quanta << "\n";
+  o << "  refresh: " << (p.refresh_ps ? core::format_time(p.refresh_ps) : std::string("auto")) << "\n";
+  o << "  mac_response_delay: " << core::format_time(p.response_ps) << "\n";
+  o << "  headroom: "
+    << (p.headroom == PfcSpec::Headroom::automatic ? std::string("auto")
+        : p.headroom == PfcSpec::Headroom::fixed   ? core::format_size(p.headroom_bytes)
+                                                   : std::string("profile"))
+    << "\n";
+  o << "  headroom_mac_phy_delay: " << core::format_size(p.mac_phy_delay_bytes) << "\n";
+  o << "  headroom_cell_occupancy: " << p.cell_occupancy << "\n";
+  o << "  watchdog: {enabled: " << (p.watchdog ? "true" : "false")
+    << ", detection_time: " << core::format_time(p.wd_detection_ps)
+    << ", restoration_time: " << core::format_time(p.wd_restoration_ps)
+    << ", poll_interval: " << core::format_time(p.wd_poll_ps) << ", action: " << (p.wd_drop ? "drop" : "forward")
+    << "}\n";
+  if (p.storm)
+    o << "  storm: {host: " << p.storm_host << ", start: " << core::format_time(p.storm_start_ps)
+      << ", priority: " << p.storm_priority << "}\n";
+  return o.str();
+}
+
+void check_switch_config(const SwitchSpec& s, const PfcSpec& pfc, const std::vector<PortPhys>& ports,
+                         uint32_t max_frame_bytes, const CfgNode& where) {
+  const uint32_t nports = static_cast<uint32_t>(ports.size());
   // A profile whose pool has no cells leaves its PGs or queues without a pool.
   const std::pair<const char*, const ProfileSpec*> profiles[] = {
       {"pg_lossless", &s.pg_lossless}, {"pg_lossy", &s.pg_lossy}, {"queue_lossless", &s.queue_lossless},
@@ -203,10 +335,10 @@ void check_switch_config(const SwitchSpec& s, uint32_t ports, const CfgNode& whe
       where.fail(std::string("profile '") + name + "' maps its PGs or queues to pool '" + prof->pool +
                  "', which has no cells (size 0B)");
   }
-  const sw::SwitchConfig c = make_switch_config(s, std::vector<uint64_t>(ports, 1));
+  const sw::SwitchConfig c = make_switch_config(s, pfc, ports, max_frame_bytes);
   const std::vector<std::string> errors = mmu::validate(c.mmu);
   if (!errors.empty())
-    where.fail("invalid buffer configuration for a " + std::to_string(ports) + "-port switch: " + errors.front() +
+    where.fail("invalid buffer configuration for a " + std::to_string(nports) + "-port switch: " + errors.front() +
                (errors.size() > 1 ? " (and " + std::to_string(errors.size() - 1) + " more)" : ""));
 }
 

@@ -48,12 +48,51 @@ struct SwitchSpec {
 
 // Reads and validates `switch:` (absent keys keep their defaults).
 SwitchSpec read_switch(const core::CfgNode& n);
-// The chip config for a switch with the given port rates (groups and checks
-// are the caller's). Does not validate: see check_switch_config().
-sw::SwitchConfig make_switch_config(const SwitchSpec& s, const std::vector<uint64_t>& port_rates);
-// Throws core::ConfigError at `where` when the buffer configuration of a
-// switch with `ports` ports is invalid (mmu::validate()).
-void check_switch_config(const SwitchSpec& s, uint32_t ports, const core::CfgNode& where);
+// The `pfc:` section: PFC in switches and NICs.
+struct PfcSpec {
+  bool enabled = true;
+  bool xoff_dynamic = true;           // XOFF at the MMU's dynamic threshold...
+  uint64_t xoff_bytes = 0;            // ...or at this static shared use
+  enum class Xon { offset, absolute, ratio } xon_rule = Xon::offset;
+  uint64_t xon_offset_bytes = 4096;   // XON when shared use < XOFF threshold - offset
+  uint64_t xon_bytes = 0;             // XON when shared use <= xon
+  double xon_ratio = 0.5;             // XON when shared use <= ratio * XOFF threshold
+  uint32_t pause_quanta = 65535;
+  uint64_t refresh_ps = 0;            // 0: half the pause time at each port's speed
+  uint64_t response_ps = 500000;      // MAC response delay to a received pause (0.5 us)
+  enum class Headroom { profile, automatic, fixed } headroom = Headroom::profile;
+  uint64_t headroom_bytes = 0;        // fixed
+  uint64_t mac_phy_delay_bytes = 1024;
+  double cell_occupancy = 1.0;
+  bool watchdog = false;
+  uint64_t wd_detection_ps = 200000000, wd_restoration_ps = 200000000, wd_poll_ps = 50000000;
+  bool wd_drop = true;
+  // A NIC that keeps pausing its switch port (a PFC storm).
+  bool storm = false;
+  std::string storm_host;
+  uint32_t storm_host_index = 0;
+  uint64_t storm_start_ps = 0;
+  uint32_t storm_priority = 3;
+};
+
+// Speed and cable delay of one switch port (for the headroom calculation).
+struct PortPhys {
+  uint64_t rate_bps = 0;
+  uint64_t cable_ps = 0;
+};
+
+PfcSpec read_pfc(const core::CfgNode& n, uint32_t hosts);
+std::string emit_pfc(const PfcSpec& p);
+
+// The chip config for a switch with the given ports (groups, checks and MACs
+// are the caller's). max_frame_bytes: the largest frame (for headroom: auto).
+// Does not validate: see check_switch_config().
+sw::SwitchConfig make_switch_config(const SwitchSpec& s, const PfcSpec& pfc, const std::vector<PortPhys>& ports,
+                                    uint32_t max_frame_bytes);
+// Throws core::ConfigError at `where` when the buffer configuration of this
+// switch is invalid (mmu::validate()).
+void check_switch_config(const SwitchSpec& s, const PfcSpec& pfc, const std::vector<PortPhys>& ports,
+                         uint32_t max_frame_bytes, const core::CfgNode& where);
 // YAML text of the section, every default spelled out (indented by two spaces under `switch:`).
 std::string emit_switch(const SwitchSpec& s);
 

@@ -134,4 +134,42 @@ Topology fat_tree(const FatTreeParams& p) {
   return std::move(bl.t);
 }
 
+Topology ring(const RingParams& p) {
+  const char* b = "ring";
+  if (p.switches < 3) bad_param(b, "switches", p.switches, "must be >= 3");
+  require_count(b, "hosts_per_switch", p.hosts_per_switch);
+  require_rate(b, "rate", p.rate);
+  const uint64_t hosts = static_cast<uint64_t>(p.switches) * p.hosts_per_switch;
+  if (hosts > kMaxHosts)
+    throw std::invalid_argument(std::string(b) + ": switches * hosts_per_switch = " + std::to_string(hosts) +
+                                " hosts: must be <= " + std::to_string(kMaxHosts));
+  const uint32_t N = p.switches, H = p.hosts_per_switch;
+  Build bl;
+  bl.t.kind = b;
+  bl.add_hosts(N * H);
+  const uint32_t sw0 = bl.add_switches("ring", N, H + 2);
+  for (uint32_t i = 0; i < N; ++i)
+    for (uint32_t j = 0; j < H; ++j) bl.link(i * H + j, 0, sw0 + i, j, p.rate, p.cable_mm);
+  for (uint32_t i = 0; i < N; ++i) bl.link(sw0 + i, H, sw0 + (i + 1) % N, H + 1, p.rate, p.cable_mm);
+  finalize(bl.t, RouteStyle::per_host);
+  if (p.clockwise) {
+    // Replace the shortest-path routes: local hosts on their port, everything else clockwise.
+    for (uint32_t i = 0; i < N; ++i) {
+      const uint32_t n = sw0 + i;
+      std::vector<Group>& groups = bl.t.groups[n];
+      std::vector<Route>& routes = bl.t.routes[n];
+      groups.clear();
+      routes.clear();
+      for (uint32_t j = 0; j < H; ++j) groups.push_back(Group{{j}});
+      groups.push_back(Group{{H}});
+      for (uint32_t h = 0; h < N * H; ++h) {
+        const uint32_t g = h / H == i ? h % H : H;
+        routes.push_back(Route{host_ip_of(h), 32, g});
+      }
+    }
+    bl.t.route_style = RouteStyle::per_host;
+  }
+  return std::move(bl.t);
+}
+
 }  // namespace rocesim::topology

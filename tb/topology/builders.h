@@ -71,4 +71,19 @@ struct FatTreeParams {
 };
 Topology fat_tree(const FatTreeParams& p = {});
 
+// A ring of switches `ring<i>`, each with `hosts_per_switch` hosts. Switch i:
+// ports 0..H-1 to its hosts (h(i*H) .. h(i*H+H-1)), port H to ring<i+1>
+// (clockwise), port H+1 to ring<i-1>. With `clockwise`, every route between
+// switches goes clockwise only (instead of the shortest way): traffic two hops
+// apart then forms a cyclic buffer dependency, the textbook PFC deadlock
+// (Hu et al., "Deadlocks in Datacenter Networks", HotNets 2016).
+struct RingParams {
+  uint32_t switches = 4;                    // >= 3
+  uint32_t hosts_per_switch = 1;
+  uint64_t rate = 100'000'000'000ull;
+  uint64_t cable_mm = 2000;
+  bool clockwise = true;
+};
+Topology ring(const RingParams& p = {});
+
 }  // namespace rocesim::topology

@@ -6,6 +6,8 @@
 #include <array>
 #include <cstdint>
 
+#include <systemc>
+
 #include "packet/packet.h"
 
 namespace rocesim::link {
@@ -25,6 +27,8 @@ class Ledger {
   // The frame reached its final consumer.
   void deliver(packet::Packet* p) {
     ++m_delivered;
+    // Progress means data, not pause frames (a PFC storm is no progress).
+    if (p->meta.kind != packet::FrameKind::pfc) m_last_delivery_ps = sc_core::sc_time_stamp().value();
     m_pool.release(p);
   }
   void drop(packet::Packet* p, packet::DropReason why) {
@@ -40,12 +44,14 @@ class Ledger {
   uint64_t dropped() const { return m_dropped_total; }
   uint64_t dropped(packet::DropReason why) const { return m_dropped[static_cast<size_t>(why)]; }
   uint64_t link_hops() const { return m_link_hops; }
+  uint64_t last_delivery_ps() const { return m_last_delivery_ps; }
   uint64_t events() const { return m_events; }
   // Frames alive in the model according to the pool.
   uint64_t alive() const { return m_pool.in_use(); }
 
  private:
   packet::PacketPool& m_pool;
+  uint64_t m_last_delivery_ps = 0;
   uint64_t m_sent = 0, m_delivered = 0, m_dropped_total = 0, m_link_hops = 0, m_events = 0;
   std::array<uint64_t, static_cast<size_t>(packet::DropReason::count_)> m_dropped{};
 };

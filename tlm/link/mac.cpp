@@ -7,7 +7,8 @@ namespace rocesim::link {
 using namespace sc_core;
 
 Mac::Mac(sc_module_name name, uint32_t port, const MacConfig& cfg, Ledger& ledger)
-    : sc_module(name), tx("tx"), rx("rx"), tx_in("tx_in"), rx_out("rx_out"), m_port(port), m_cfg(cfg), m_byte_time(cfg.rate_bps), m_ledger(ledger) {
+    : sc_module(name), tx("tx"), rx("rx"), tx_in("tx_in"), rx_out("rx_out"), m_port(port), m_cfg(cfg), m_byte_time(cfg.rate_bps), m_ledger(ledger),
+      m_pause(cfg.rate_bps, cfg.pause_response_ps) {
   m_from_cable.mac = this;
   m_from_node.mac = this;
   tx.bind(static_cast<pkt_bw_if&>(m_from_cable));
@@ -20,13 +21,61 @@ Mac::Mac(sc_module_name name, uint32_t port, const MacConfig& cfg, Ledger& ledge
   SC_METHOD(on_rx);
   sensitive << m_rx_ev;
   dont_initialize();
+  SC_METHOD(on_pause_change);
+  sensitive << m_pause_ev;
+  dont_initialize();
 }
 
 void Mac::kick() {
   if (!m_tx_busy && !m_in_start) try_start();
 }
 
+void Mac::send_control(packet::Packet* p) {
+  ++m_stats.pause_tx;
+  if (!m_tx_busy && !m_in_start) {
+    start(*p);
+    return;
+  }
+  m_ctrl.push_back(p);
+}
+
+uint8_t Mac::paused_mask() {
+  const uint8_t m = m_pause.paused_mask(core::now_ps());
+  if (m_log) log_transitions();
+  return m;
+}
+
+pfc::PauseReceiver::PrioStats Mac::pause_stats(int prio) { return m_pause.stats(prio, core::now_ps()); }
+
+void Mac::log_transitions() {
+  m_pause.drain_transitions([this](const pfc::PauseReceiver::Transition& t) {
+    m_log->push_back(pfc::Event{t.t_ps, m_node, m_port, t.prio, t.paused ? "pause_start" : "pause_end"});
+  });
+}
+
+void Mac::schedule_pause_change() {
+  const uint64_t now = core::now_ps();
+  const uint64_t t = m_pause.next_change(now);
+  if (m_log) log_transitions();
+  if (t == UINT64_MAX || t >= m_pause_ev_at) return;
+  m_pause_ev_at = t;
+  m_pause_ev.notify(core::ps(t - now));
+}
+
+void Mac::on_pause_change() {
+  m_ledger.count_event();
+  m_pause_ev_at = UINT64_MAX;
+  schedule_pause_change();  // the next expiry, and log what changed
+  kick();                   // a priority may have resumed
+}
+
 void Mac::try_start() {
+  if (!m_ctrl.empty()) {  // control frames first, at the frame boundary
+    packet::Packet* p = m_ctrl.front();
+    m_ctrl.pop_front();
+    start(*p);
+    return;
+  }
   if (!m_ready) return;
   m_in_start = true;  // the node may kick() again while answering
   m_ready->on_tx_ready(m_port);
@@ -39,6 +88,10 @@ void Mac::send(packet::Packet& p, sc_time& delay) {
     m_ledger.drop(&p, packet::DropReason::none);
     return;
   }
+  start(p);
+}
+
+void Mac::start(packet::Packet& p) {
   const uint64_t t0 = core::now_ps();
   const uint32_t frame = p.frame_len();
   const uint64_t last_bit = m_byte_time.ps(packet::kPreambleSfdBytes + frame);
@@ -59,13 +112,23 @@ void Mac::on_tx_done() {
   try_start();
 }
 
-bool Mac::accept(packet::Packet& p) {
+bool Mac::accept(packet::Packet& p, uint64_t arrive_ps) {
   ++m_stats.rx_frames;
   m_stats.rx_bytes += p.frame_len();
   const packet::DropReason why = packet::parse(p, m_cfg.checks);
   if (why != packet::DropReason::none) {
     ++m_stats.rx_dropped;
     m_ledger.drop(&p, why);
+    return false;
+  }
+  if (p.meta.kind == packet::FrameKind::pfc) {
+    // MAC control: consumed here, never handed up (802.1Qbb).
+    ++m_stats.pause_rx;
+    if (m_cfg.honor_pause) {
+      m_pause.on_frame(arrive_ps, p.meta.pfc_class_enable, p.meta.pfc_timers);
+      schedule_pause_change();
+    }
+    m_ledger.deliver(&p);
     return false;
   }
   p.ingress_port = m_port;
@@ -88,7 +151,8 @@ void Mac::arrive(packet::Packet& p, sc_time& delay) {
   if (m_cfg.early_handoff) {
     // Same checks and counters as on arrival, done now; the node times itself.
     if (m_rx_pcap) m_rx_pcap->write(first, p);
-    if (accept(p)) hand_up(p, at - now);
+    // A PFC frame acts from its last bit, whatever the node's hand-off point.
+    if (accept(p, last)) hand_up(p, at - now);
     return;
   }
   if (m_rx_fifo.empty()) m_rx_ev.notify(core::ps(at - now));
@@ -102,7 +166,8 @@ void Mac::on_rx() {
     packet::Packet* p = m_rx_fifo.front().p;
     m_rx_fifo.pop_front();
     if (m_rx_pcap) m_rx_pcap->write(p->rx_first_bit_ps, *p);
-    if (accept(*p)) hand_up(*p, 0);
+    const uint64_t last = p->rx_first_bit_ps + m_byte_time.ps(packet::kPreambleSfdBytes + p->frame_len());
+    if (accept(*p, last)) hand_up(*p, 0);
   }
   if (!m_rx_fifo.empty()) m_rx_ev.notify(core::ps(m_rx_fifo.front().deliver_ps - now));
 }

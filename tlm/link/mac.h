@@ -33,6 +33,7 @@
 #include "link/pcap.h"
 #include "link/protocol.h"
 #include "packet/parse.h"
+#include "pfc/pfc.h"
 
 namespace rocesim::link {
 
@@ -54,6 +55,10 @@ struct MacConfig {
   // would forward a bad frame and stomp its FCS.
   bool deliver_at_header = false;
   bool early_handoff = false;   // see above
+  // PFC receive side: pause frames are consumed by the MAC and pause its
+  // transmit priorities after this response delay (802.1Qbb).
+  bool honor_pause = true;
+  uint64_t pause_response_ps = 0;
 };
 
 struct MacStats {
@@ -61,6 +66,7 @@ struct MacStats {
   uint64_t rx_frames = 0, rx_bytes = 0;
   uint64_t rx_dropped = 0;
   uint64_t tx_busy_ps = 0;               // wire time used, incl. preamble and IFG
+  uint64_t pause_tx = 0, pause_rx = 0;   // PFC frames sent / received
 };
 
 class Mac : public sc_core::sc_module {
@@ -78,6 +84,15 @@ class Mac : public sc_core::sc_module {
 
   // The node has a frame: if the MAC is idle, it asks for it now.
   void kick();
+  // A MAC control frame (PFC) from this MAC: it goes out ahead of queued data
+  // at the next frame boundary and is not subject to pause.
+  void send_control(packet::Packet* p);
+  // Priorities the peer has paused (bit p), as of now. Nodes ask when they
+  // choose a frame; a frame on the wire is never cut.
+  uint8_t paused_mask();
+  pfc::PauseReceiver::PrioStats pause_stats(int prio);
+  // Where pause transitions are logged (node name for the rows).
+  void set_event_log(std::vector<pfc::Event>* log, const char* node) { m_log = log; m_node = node; }
   bool tx_busy() const { return m_tx_busy; }
   uint64_t rate_bps() const { return m_cfg.rate_bps; }
   uint32_t port() const { return m_port; }
@@ -104,8 +119,13 @@ class Mac : public sc_core::sc_module {
   void try_start();
   void on_tx_done();
   void on_rx();
+  void on_pause_change();
+  void start(packet::Packet& p);
+  void schedule_pause_change();
+  void log_transitions();
   // Receive checks and counters; drops the frame (false) when it fails them.
-  bool accept(packet::Packet& p);
+  // A PFC frame is consumed here (false): its last bit arrives at arrive_ps.
+  bool accept(packet::Packet& p, uint64_t arrive_ps);
   void hand_up(packet::Packet& p, uint64_t delay_ps);
 
   uint32_t m_port;
@@ -121,6 +141,12 @@ class Mac : public sc_core::sc_module {
   bool m_in_start = false;
   sc_core::sc_event m_tx_done_ev;
   sc_core::sc_event m_rx_ev;
+  sc_core::sc_event m_pause_ev;
+  uint64_t m_pause_ev_at = UINT64_MAX;
+  pfc::PauseReceiver m_pause;
+  core::Ring<packet::Packet*> m_ctrl{4};
+  std::vector<pfc::Event>* m_log = nullptr;
+  const char* m_node = "";
   core::Ring<Arrival> m_rx_fifo;
   MacStats m_stats;
 };

@@ -22,6 +22,7 @@ const char* drop_reason_name(DropReason r) {
     case DropReason::headroom_overflow: return "headroom_overflow";
     case DropReason::no_route: return "no_route";
     case DropReason::link_loss: return "link_loss";
+    case DropReason::pfc_watchdog: return "pfc_watchdog";
     case DropReason::count_: break;
   }
   return "invalid";

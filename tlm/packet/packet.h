@@ -70,6 +70,7 @@ enum class DropReason : uint8_t {
   headroom_overflow,
   no_route,
   link_loss,          // dropped by a configured loss on a link
+  pfc_watchdog,       // dropped by a PFC watchdog's drop action on a stormed queue
   count_              // number of reasons; keep last
 };
 const char* drop_reason_name(DropReason r);  // snake_case name used in outputs

@@ -4,6 +4,8 @@
 #include <functional>
 #include <stdexcept>
 
+#include "packet/build.h"
+
 namespace rocesim::sw {
 
 using namespace sc_core;
@@ -63,6 +65,8 @@ Switch::Switch(sc_module_name name, const SwitchConfig& cfg, const RouteLookup& 
     mc.checks = cfg.checks;
     mc.deliver_at_header = cfg.cut_through;
     mc.early_handoff = true;
+    mc.honor_pause = true;
+    mc.pause_response_ps = cfg.pfc.response_ps;
     ports.push_back(std::make_unique<link::Mac>(("p" + std::to_string(i)).c_str(), static_cast<uint32_t>(i), mc, ledger));
     m_port_if[i]->sw = this;
     m_port_if[i]->port = static_cast<uint32_t>(i);
@@ -72,6 +76,18 @@ Switch::Switch(sc_module_name name, const SwitchConfig& cfg, const RouteLookup& 
     tx_out[i].bind(ports[i]->tx_in);
     ports[i]->set_ready(this);
   }
+  // PFC: which priorities each PG pauses, which queue carries each priority.
+  m_gen.resize(n * 8);
+  m_pfc_stats.resize(n);
+  m_wd.resize(n * 8);
+  for (int p = 0; p < 8; ++p) {
+    const uint8_t tc = cfg.qos.pcp_to_tc[p] & 7;
+    m_prio_queue[p] = cfg.qos.tc_to_queue[tc] & 7;
+    if (cfg.pfc.priorities >> p & 1) m_pg_prios[cfg.qos.tc_to_pg[tc] & 7] |= static_cast<uint8_t>(1u << p);
+  }
+  for (size_t i = 0; i < n; ++i)
+    m_refresh_ps.push_back(cfg.pfc.refresh_ps ? cfg.pfc.refresh_ps
+                                              : pfc::quanta_ps(cfg.pfc.pause_quanta, cfg.port_rates[i]) / 2);
   m_pending.reserve(256);
   m_wakes.reserve(256);
   m_gp.set_extension(&m_cc);
@@ -85,6 +101,18 @@ Switch::Switch(sc_module_name name, const SwitchConfig& cfg, const RouteLookup& 
   SC_METHOD(on_egress_wake);
   sensitive << m_wake_ev;
   dont_initialize();
+  SC_METHOD(on_refresh);
+  sensitive << m_refresh_ev;
+  dont_initialize();
+  SC_METHOD(on_watchdog);
+  sensitive << m_wd_ev;
+  dont_initialize();
+  if (cfg.pfc.enabled && cfg.pfc.watchdog) m_wd_ev.notify(core::ps(cfg.pfc.wd_poll_ps));
+}
+
+void Switch::set_event_log(std::vector<pfc::Event>* log) {
+  m_log = log;
+  for (auto& p : ports) p->set_event_log(log, basename());
 }
 
 Switch::~Switch() { m_gp.clear_extension(&m_cc); }
@@ -192,6 +220,10 @@ void Switch::admit(const Pending& e) {
     }
   }
 
+  if (m_wd[qi].stormed && m_cfg.pfc.wd_drop) {  // a stormed queue drops what arrives for it
+    drop(p, pk::DropReason::pfc_watchdog);
+    return;
+  }
   const uint32_t bytes = p->frame_len();
   const uint32_t cells = m_mmu.cells_for(bytes);
   mmu::AdmitOp op;
@@ -218,6 +250,7 @@ void Switch::admit(const Pending& e) {
   touch_pg(ps);
   ps.cells = r.pg.total();
   ps.peak_cells = std::max(ps.peak_cells, ps.cells);
+  if (r.lossless) pfc_update(in, pg, r.pg, r.in_headroom);
 
   // Write the header bytes into the cells; the whole packet's cells cost bandwidth.
   m_gp.set_command(tlm::TLM_WRITE_COMMAND);
@@ -292,12 +325,15 @@ pk::Packet* Switch::pull(uint32_t port) {
     st.valid = false;
     return st.q.p;
   }
-  // Strict priority: the highest queue with an eligible head.
+  // Strict priority: the highest queue with an eligible head that is not
+  // paused by the peer (PFC). A paused queue waits for the MAC's kick when
+  // its pause ends.
+  const uint8_t paused = paused_queues(port);
   uint64_t earliest = UINT64_MAX;
   int chosen = -1;
   for (int q = 7; q >= 0; --q) {
     core::Ring<Queued>& r = m_queues[port * 8 + q];
-    if (r.empty()) continue;
+    if (r.empty() || (paused >> q & 1)) continue;
     if (r.front().eligible_ps <= now) {
       chosen = q;
       break;
@@ -311,19 +347,7 @@ pk::Packet* Switch::pull(uint32_t port) {
   const uint32_t qi = port * 8 + static_cast<uint32_t>(chosen);
   const Queued e = m_queues[qi].front();
   m_queues[qi].pop_front();
-  const mmu::ReleaseResult rel = m_mmu.release(mmu::ReleaseOp::of(e.charge));
-  PgStats& ps = m_pgstats[e.charge.in_port * 8 + e.charge.pg];
-  touch_pg(ps);
-  ps.cells = rel.pg.total();
-
-  const uint32_t bytes = e.p->frame_len();
-  QueueStats& qs = m_qstats[qi];
-  touch_queue(qs);
-  ++qs.deq_packets;
-  qs.deq_bytes += bytes;
-  --qs.depth_packets;
-  qs.depth_bytes -= bytes;
-  qs.depth_cells -= e.cells;
+  dequeue_stats(qi, e);
 
   // Read the header bytes back out of the cells. The scheduler issued the read
   // `read` cycles ahead (the packet became eligible only after them), so an
@@ -346,6 +370,155 @@ pk::Packet* Switch::pull(uint32_t port) {
   st.valid = true;
   schedule_wake(port, st.ready_ps);
   return nullptr;
+}
+
+void Switch::dequeue_stats(uint32_t qi, const Queued& e) {
+  const mmu::ReleaseResult rel = m_mmu.release(mmu::ReleaseOp::of(e.charge));
+  PgStats& ps = m_pgstats[e.charge.in_port * 8 + e.charge.pg];
+  touch_pg(ps);
+  ps.cells = rel.pg.total();
+  const uint32_t bytes = e.p->frame_len();
+  QueueStats& qs = m_qstats[qi];
+  touch_queue(qs);
+  ++qs.deq_packets;
+  qs.deq_bytes += bytes;
+  --qs.depth_packets;
+  qs.depth_bytes -= bytes;
+  qs.depth_cells -= e.cells;
+  if (m_cfg.mmu.ports[e.charge.in_port].pgs[e.charge.pg].lossless) pfc_update(e.charge.in_port, e.charge.pg, rel.pg, false);
+}
+
+uint8_t Switch::paused_queues(uint32_t port) {
+  const uint8_t prios = ports[port]->paused_mask();
+  if (!prios) return 0;
+  uint8_t q = 0;
+  for (int p = 0; p < 8; ++p)
+    if (prios >> p & 1) q |= static_cast<uint8_t>(1u << m_prio_queue[p]);
+  // A queue the watchdog declared stormed ignores the pause (forward), or
+  // has nothing to send (drop).
+  if (m_cfg.pfc.watchdog)
+    for (int k = 0; k < 8; ++k)
+      if (m_wd[port * 8 + k].stormed) q &= static_cast<uint8_t>(~(1u << k));
+  return q;
+}
+
+void Switch::pfc_update(uint32_t port, uint8_t pg, const mmu::PgState& st, bool in_headroom) {
+  if (!m_cfg.pfc.enabled || !m_pg_prios[pg]) return;
+  switch (m_gen[port * 8 + pg].update(m_cfg.pfc.gen, st.shared, st.headroom, st.threshold, in_headroom)) {
+    case pfc::Generator::Action::xoff: send_pause(port, pg, true); break;
+    case pfc::Generator::Action::xon: send_pause(port, pg, false); break;
+    default: break;
+  }
+}
+
+void Switch::send_pause(uint32_t port, uint8_t pg, bool xoff, bool refresh) {
+  const uint8_t prios = m_pg_prios[pg];
+  if (!refresh) {  // a transition: count and log it per priority
+    for (int p = 0; p < 8; ++p) {
+      if (!(prios >> p & 1)) continue;
+      ++(xoff ? m_pfc_stats[port].xoff : m_pfc_stats[port].xon)[p];
+      if (m_log) m_log->push_back(pfc::Event{core::now_ps(), basename(), port, static_cast<uint8_t>(p), xoff ? "xoff" : "xon"});
+    }
+  }
+  uint16_t timers[8] = {};
+  for (int p = 0; p < 8; ++p)
+    if (prios >> p & 1) timers[p] = xoff ? m_cfg.pfc.pause_quanta : 0;
+  pk::Packet* f = m_ledger.create();
+  pk::build_pfc(*f, port < m_cfg.port_macs.size() ? m_cfg.port_macs[port] : 0x028000000000ull | port, prios, timers);
+  f->created_ps = core::now_ps();
+  ports[port]->send_control(f);
+  if (!xoff) return;
+  // Keep the peer paused: re-send before its timer runs out.
+  const uint64_t t = core::now_ps() + m_refresh_ps[port];
+  const bool earliest = m_refresh.empty() || t < m_refresh.front().first;
+  m_refresh.emplace_back(t, port * 8 + pg);
+  std::push_heap(m_refresh.begin(), m_refresh.end(), std::greater<>());
+  if (earliest) m_refresh_ev.notify(core::ps(t - core::now_ps()));
+}
+
+void Switch::on_refresh() {
+  m_ledger.count_event();
+  const uint64_t now = core::now_ps();
+  while (!m_refresh.empty() && m_refresh.front().first <= now) {
+    std::pop_heap(m_refresh.begin(), m_refresh.end(), std::greater<>());
+    const uint32_t key = m_refresh.back().second;
+    m_refresh.pop_back();
+    // Only the newest schedule of a PG that is still XOFF re-sends (an XON in
+    // between ends the refreshes; a new XOFF scheduled its own).
+    if (!m_gen[key].xoff()) continue;
+    bool newer = false;
+    for (const auto& r : m_refresh) newer |= r.second == key;
+    if (newer) continue;
+    ++m_pfc_stats[key / 8].refreshes;
+    send_pause(key / 8, static_cast<uint8_t>(key % 8), true, true);
+  }
+  if (!m_refresh.empty()) m_refresh_ev.notify(core::ps(m_refresh.front().first - now));
+}
+
+void Switch::flush_queue(uint32_t qi) {
+  while (!m_queues[qi].empty()) {
+    const Queued e = m_queues[qi].front();
+    m_queues[qi].pop_front();
+    dequeue_stats(qi, e);
+    buffer.free(e.head_cell, e.cells);
+    drop(e.p, pk::DropReason::pfc_watchdog);
+  }
+}
+
+void Switch::on_watchdog() {
+  m_ledger.count_event();
+  const uint64_t now = core::now_ps();
+  const PfcConfig& c = m_cfg.pfc;
+  for (uint32_t port = 0; port < ports.size(); ++port) {
+    const uint8_t prios = ports[port]->paused_mask();
+    uint8_t paused = 0;
+    for (int p = 0; p < 8; ++p)
+      if (prios >> p & 1) paused |= static_cast<uint8_t>(1u << m_prio_queue[p]);
+    for (uint32_t q = 0; q < 8; ++q) {
+      const uint32_t qi = port * 8 + q;
+      Wd& w = m_wd[qi];
+      const QueueStats& qs = m_qstats[qi];
+      const bool is_paused = paused >> q & 1;
+      uint8_t q_prios = 0;
+      for (int p = 0; p < 8; ++p)
+        if (m_prio_queue[p] == q && (c.priorities >> p & 1)) q_prios |= static_cast<uint8_t>(1u << p);
+      auto log = [&](const char* what) {
+        if (!m_log) return;
+        for (int p = 0; p < 8; ++p)
+          if (q_prios >> p & 1) m_log->push_back(pfc::Event{now, basename(), port, static_cast<uint8_t>(p), what});
+      };
+      if (!w.stormed) {
+        if (!is_paused || qs.depth_packets == 0 || qs.deq_packets != w.deq_at_check) {
+          w.stuck_since = is_paused && qs.depth_packets ? now : UINT64_MAX;
+          w.deq_at_check = qs.deq_packets;
+          continue;
+        }
+        if (w.stuck_since == UINT64_MAX) w.stuck_since = now;
+        if (now - w.stuck_since < c.wd_detection_ps) continue;
+        // Paused, holding packets, and nothing sent for the detection time: a storm.
+        w.stormed = true;
+        w.free_since = UINT64_MAX;
+        ++m_wd_events;
+        ++m_pfc_stats[port].storms;
+        log("storm_detected");
+        if (c.wd_drop) flush_queue(qi);
+        ports[port]->kick();
+        continue;
+      }
+      if (c.wd_drop) flush_queue(qi);
+      if (is_paused) {
+        w.free_since = UINT64_MAX;
+        continue;
+      }
+      if (w.free_since == UINT64_MAX) w.free_since = now;
+      if (now - w.free_since < c.wd_restoration_ps) continue;
+      w.stormed = false;
+      w.stuck_since = UINT64_MAX;
+      w.deq_at_check = qs.deq_packets;
+      log("storm_restored");
+    }
+  }
+  m_wd_ev.notify(core::ps(c.wd_poll_ps));
 }
 
 QueueStats Switch::queue_stats_now(uint32_t port, uint32_t q) const {

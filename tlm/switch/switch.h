@@ -40,6 +40,7 @@
 #include "link/ledger.h"
 #include "link/mac.h"
 #include "mmu/mmu.h"
+#include "pfc/pfc.h"
 
 namespace rocesim::sw {
 
@@ -69,6 +70,29 @@ struct QosConfig {
   std::array<uint8_t, 8> tc_to_pg{0, 1, 2, 3, 4, 5, 6, 7};
 };
 
+// PFC of the chip: XOFF/XON generation per lossless (ingress port, PG), pause
+// frames, and the watchdog on egress queues (SONiC PFC watchdog).
+struct PfcConfig {
+  bool enabled = true;
+  uint8_t priorities = 0x18;            // PFC-enabled priorities (bit p), default 3 and 4
+  pfc::GeneratorConfig gen;             // thresholds in cells
+  uint16_t pause_quanta = 0xffff;       // timer in XOFF frames
+  uint64_t refresh_ps = 0;              // XOFF refresh period; 0 = half the pause time at the port's speed
+  uint64_t response_ps = 0;             // MAC response delay to received pauses
+  bool watchdog = false;
+  uint64_t wd_detection_ps = 200000000;     // paused with packets and nothing sent for this long: stormed
+  uint64_t wd_restoration_ps = 200000000;   // not paused for this long: restored
+  uint64_t wd_poll_ps = 50000000;
+  bool wd_drop = true;                  // action: drop (else forward: ignore the pause)
+};
+
+struct PfcPortStats {
+  uint64_t xoff[8] = {};                // XOFF transitions sent, per priority
+  uint64_t xon[8] = {};
+  uint64_t refreshes = 0;               // XOFF frames re-sent while a PG stayed paused
+  uint64_t storms = 0;                  // watchdog detections on this port's queues
+};
+
 struct SwitchConfig {
   uint64_t clock_period_ps = 1000;
   PipelineCycles cycles;
@@ -80,6 +104,8 @@ struct SwitchConfig {
   packet::ParseOptions checks;
   std::vector<std::vector<uint16_t>> groups;  // next-hop groups: egress ports
   uint32_t hash_seed = 0;
+  PfcConfig pfc;
+  std::vector<uint64_t> port_macs;      // source MAC of each port's pause frames
 };
 
 // Per egress (port, queue) statistics.
@@ -134,6 +160,9 @@ class Switch : public sc_core::sc_module, public link::TxReady {
   size_t frames_held() const;
   // Traffic class of a parsed frame (the QoS map).
   uint8_t traffic_class(const packet::Meta& m) const;
+  const PfcPortStats& pfc_stats(uint32_t port) const { return m_pfc_stats[port]; }
+  uint64_t watchdog_events() const { return m_wd_events; }
+  void set_event_log(std::vector<pfc::Event>* log);
 
  private:
   struct Pending {  // a frame between its arrival and its admission
@@ -174,6 +203,14 @@ class Switch : public sc_core::sc_module, public link::TxReady {
   void schedule_ingress(const Pending& e);
   void schedule_wake(uint32_t port, uint64_t t_ps);
   void drop(packet::Packet* p, packet::DropReason why);
+  // PFC: after an MMU operation on (port, pg).
+  void pfc_update(uint32_t port, uint8_t pg, const mmu::PgState& st, bool in_headroom);
+  void send_pause(uint32_t port, uint8_t pg, bool xoff, bool refresh = false);
+  void on_refresh();
+  void on_watchdog();
+  uint8_t paused_queues(uint32_t port);
+  void flush_queue(uint32_t qi);
+  void dequeue_stats(uint32_t qi, const Queued& e);
   void touch_queue(QueueStats& s);
   void touch_pg(PgStats& s);
   uint32_t hash5(const packet::Meta& m) const;
@@ -197,6 +234,25 @@ class Switch : public sc_core::sc_module, public link::TxReady {
   uint64_t m_cut_through = 0;
   sc_core::sc_event m_admit_ev, m_wake_ev;
   std::array<uint64_t, static_cast<size_t>(packet::DropReason::count_)> m_drops{};
+  // PFC
+  std::vector<pfc::Generator> m_gen;                // port * 8 + pg
+  std::array<uint8_t, 8> m_pg_prios{};              // PFC priorities of each PG
+  std::array<uint8_t, 8> m_prio_queue{};            // queue carrying each priority
+  std::vector<uint64_t> m_refresh_ps;               // per port
+  std::vector<std::pair<uint64_t, uint32_t>> m_refresh;  // min-heap (time, port * 8 + pg)
+  sc_core::sc_event m_refresh_ev;
+  std::vector<PfcPortStats> m_pfc_stats;
+  std::vector<pfc::Event>* m_log = nullptr;
+  // Watchdog, per egress queue (port * 8 + q).
+  struct Wd {
+    uint64_t stuck_since = UINT64_MAX;   // paused with packets and no dequeue since
+    uint64_t free_since = UINT64_MAX;    // stormed and not paused since
+    uint64_t deq_at_check = 0;
+    bool stormed = false;
+  };
+  std::vector<Wd> m_wd;
+  sc_core::sc_event m_wd_ev;
+  uint64_t m_wd_events = 0;
   tlm::tlm_generic_payload m_gp;
   buffer::CellCount m_cc;
 };

@@ -163,19 +163,54 @@ TEST(Link, CableDelayAddsExactlyItsConfiguredAmount) {
 
 TEST(Link, MinimumFrameIs64BytesOnTheWirePlusPreambleAndIfg) {
   Bench bench(100000000000ull, 0);
-  const uint16_t timers[8] = {0, 0, 0, 0xffff, 0, 0, 0, 0};
+  // An untagged SEND_ONLY with no payload is 58 B + FCS: padded to 64 B.
   for (int i = 0; i < 3; ++i) {
     packet::Packet* p = bench.ledger.create();
-    packet::build_pfc(*p, 0x020000000001ull, 1u << 3, timers);
+    packet::EthSpec eth;
+    eth.dst = 0x020000000002ull;
+    eth.src = 0x020000000001ull;
+    packet::Ipv4Spec ip;
+    ip.src = 0x0a000001;
+    ip.dst = 0x0a000002;
+    packet::BthSpec bth;
+    bth.opcode = packet::op::kSendOnly;
+    bth.dest_qp = 0x101;
+    bth.psn = static_cast<uint32_t>(i);
+    packet::build_roce(*p, eth, ip, 0xc000, bth, nullptr, nullptr, 0);
     bench.q.push_back(p);
   }
   EXPECT_EQ(bench.q[0]->frame_len(), 64u);
+  EXPECT_EQ(bench.q[0]->pad_len, 2u);
   bench.start_at(0);
   sc_start();
   ASSERT_EQ(bench.sink->first_bit.size(), 3u);
   // 64 + 8 + 12 = 84 B = 6720 ps at 100G.
   EXPECT_EQ(bench.sink->first_bit[1] - bench.sink->first_bit[0], 6720u);
   EXPECT_EQ(bench.sink->first_bit[2] - bench.sink->first_bit[1], 6720u);
+}
+
+TEST(Link, PfcFramesAreConsumedByTheMacAndPauseItsTransmitter) {
+  // b pauses a's priority 3 for 1000 quanta (1000 * 512 bits at 100G = 5.12 us):
+  // a's next priority-3 frame waits until the pause ends.
+  Bench bench(100000000000ull, 0);
+  packet::Packet* pause = bench.ledger.create();
+  const uint16_t timers[8] = {0, 0, 0, 1000, 0, 0, 0, 0};
+  packet::build_pfc(*pause, 0x020000000002ull, 1u << 3, timers);
+  EXPECT_EQ(pause->frame_len(), 64u);
+  sc_spawn([&] { bench.b->send_control(pause); });
+  sc_start(core::ps(10000));
+  EXPECT_EQ(bench.a->stats().pause_rx, 1u);
+  EXPECT_EQ(bench.sink->received, 0u) << "a PFC frame is not handed up";
+  EXPECT_EQ(bench.ledger.delivered(), 1u) << "it is consumed (delivered) by the MAC";
+  // Its last bit reached a at 72 * 80 ps = 5760 ps: paused from then (no response delay).
+  EXPECT_EQ(bench.a->paused_mask(), 1u << 3);
+  sc_start(core::ps(5760 + 5120000 - 10000 - 1));
+  EXPECT_EQ(bench.a->paused_mask(), 1u << 3);
+  sc_start(core::ps(1));
+  EXPECT_EQ(bench.a->paused_mask(), 0u) << "the pause lasts exactly 1000 quanta";
+  const auto st = bench.a->pause_stats(3);
+  EXPECT_EQ(st.frames, 1u);
+  EXPECT_EQ(st.paused_ps, 5120000u);
 }
 
 TEST(Link, CorruptedFcsIsDroppedWithReason) {

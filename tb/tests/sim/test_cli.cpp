@@ -201,7 +201,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"yaml_syntax", "name: t\nlinks: [\n", "", "@:3:1"},
         BadCase{"pcap_unknown_node", "", "--pcap h9:0", "--pcap h9:0: no node 'h9'"},
         BadCase{"pcap_syntax", "", "--pcap h0", "--pcap h0: expected NODE:PORT"},
-        BadCase{"topology_kind", "name: t\ntopology: {kind: ring}\n", "", "@:2:18: key 'topology.kind'"},
+        BadCase{"topology_kind", "name: t\ntopology: {kind: torus}\n", "", "@:2:18: key 'topology.kind'"},
         BadCase{"topology_file", "name: t\ntopology: {file: nope.yaml}\n", "",
                 "@:2:18: key 'topology.file': cannot open file"},
         BadCase{"topology_key_of_other_kind", "name: t\ntopology: {kind: single_switch, leaves: 3}\n", "",
