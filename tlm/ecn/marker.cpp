@@ -1,0 +1,80 @@
+#include "ecn/marker.h"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace rocesim::ecn {
+
+uint64_t pmax_fixed(double pmax) {
+  if (!(pmax > 0.0)) return 0;
+  if (pmax >= 1.0) return uint64_t(1) << 32;
+  // Scaling by a power of two is exact; llround is the one rounding step
+  // (half away from zero), the same on every IEEE-754 platform.
+  return uint64_t(std::llround(pmax * 4294967296.0));
+}
+
+Counters operator-(const Counters& a, const Counters& b) {
+  Counters d;
+  d.seen = a.seen - b.seen;
+  d.ect_seen = a.ect_seen - b.ect_seen;
+  d.ce_seen = a.ce_seen - b.ce_seen;
+  d.marked = a.marked - b.marked;
+  d.would_mark = a.would_mark - b.would_mark;
+  d.draws = a.draws - b.draws;
+  return d;
+}
+
+bool operator==(const Counters& a, const Counters& b) {
+  return a.seen == b.seen && a.ect_seen == b.ect_seen && a.ce_seen == b.ce_seen && a.marked == b.marked &&
+         a.would_mark == b.would_mark && a.draws == b.draws;
+}
+
+Marker::Marker(const MarkerConfig& config, core::Rng rng) : m_config(config), m_rng(rng) {
+  const std::vector<std::string> err = config.validate();
+  if (!err.empty()) {
+    std::string all = "ECN marker configuration:";
+    for (const std::string& e : err) all += "\n" + e;
+    throw std::invalid_argument(all);
+  }
+  m_wred = {config.kmin, config.kmax, pmax_fixed(config.pmax)};
+}
+
+Decision Marker::decide(uint64_t q, uint8_t ecn) {
+  if (ecn > 3) throw std::invalid_argument("ecn::Marker::decide: codepoint " + std::to_string(ecn) + " > 3");
+  Decision d;
+  switch (m_config.mode) {
+    case MarkerConfig::Mode::off:
+      break;
+    case MarkerConfig::Mode::threshold:
+      d.would_mark = q > m_config.k;
+      break;
+    case MarkerConfig::Mode::wred:
+      if (q > m_wred.kmax) {
+        d.would_mark = true;
+      } else if (q > m_wred.kmin) {
+        d.drew = true;
+        d.rand32 = uint32_t(m_rng.next_u64() >> 32);
+        d.would_mark = m_wred.fires(q, d.rand32);
+        ++m_ctr.draws;
+      }
+      break;
+    case MarkerConfig::Mode::hysteresis:
+      if (q > m_config.k_high) m_hyst_on = true;
+      else if (q < m_config.k_low) m_hyst_on = false;
+      d.would_mark = m_hyst_on;
+      break;
+  }
+  d.ect = ecn == codepoint::kEct0 || ecn == codepoint::kEct1;
+  d.mark = d.would_mark && d.ect;
+  d.ecn_out = d.mark ? codepoint::kCe : ecn;
+
+  ++m_ctr.seen;
+  m_ctr.ect_seen += d.ect;
+  m_ctr.ce_seen += ecn == codepoint::kCe;
+  m_ctr.marked += d.mark;
+  m_ctr.would_mark += d.would_mark && !d.mark;
+  return d;
+}
+
+}  // namespace rocesim::ecn
