@@ -79,6 +79,7 @@ Fabric::Fabric(sc_module_name name, const Scenario& s) : sc_module(name), m_s(s)
       // Validated in read_scenario: cannot fail here.
       sw::SwitchConfig c = make_switch_config(m_s.sw, m_s.pfc, m_s.switch_ports(n), m_s.max_frame_bytes());
       for (uint32_t p = 0; p < node.ports; ++p) c.port_macs.push_back(T.mac_of(n, p));
+      c.seed = m_s.seed;
       // Switches check the FCS of every frame but not the ICRC: the ICRC is
       // end-to-end (IBTA), verified by the receiving NIC.
       c.checks.check_fcs = m_s.links.check_fcs;
@@ -259,9 +260,10 @@ bool Fabric::open_time_series(const std::string& dir, std::string& why) {
     return false;
   }
   std::fputs("time_ns,node,port,queue,depth_packets,depth_bytes,depth_cells,enq_packets,deq_packets,"
-             "dropped_packets,deq_bytes_interval,buffer_used_cells\n",
+             "dropped_packets,deq_bytes_interval,buffer_used_cells,ecn_marked,ecn_mark_ratio\n",
              m_series);
   m_last_deq.assign(m_switches.size() * 4096, 0);
+  m_last_ecn.assign(m_switches.size() * 4096, ecn::Counters{});
   m_sample_ev.notify(core::ps(m_s.stats.interval_ps));
   return true;
 }
@@ -285,11 +287,15 @@ void Fabric::sample_queues() {
         if (qs.depth_packets == 0 && deq_bytes == 0) continue;
         m_last_deq[key] = qs.deq_bytes;
         const mmu::QueueCounters& qc = s.mmu().queue_counters(static_cast<uint16_t>(p), static_cast<uint8_t>(q));
+        const ecn::Counters ec = s.ecn_counters(p, q);
+        const ecn::Counters d = ec - m_last_ecn[key];
+        m_last_ecn[key] = ec;
         std::snprintf(line, sizeof line,
                       "%" PRIu64 ".%03" PRIu64 ",%s,%u,%u,%u,%" PRIu64 ",%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64
-                      ",%" PRIu64 ",%u\n",
+                      ",%" PRIu64 ",%u,%" PRIu64 ",%.6f\n",
                       now / 1000, now % 1000, s.basename(), p, q, qs.depth_packets, qs.depth_bytes, qs.depth_cells,
-                      qs.enq_packets, qs.deq_packets, qc.dropped.total_packets(), deq_bytes, s.mmu().total_used());
+                      qs.enq_packets, qs.deq_packets, qc.dropped.total_packets(), deq_bytes, s.mmu().total_used(),
+                      ec.marked, d.seen ? static_cast<double>(d.marked) / static_cast<double>(d.seen) : 0.0);
         std::fputs(line, m_series);
       }
     }

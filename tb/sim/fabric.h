@@ -103,7 +103,8 @@ class Fabric : public sc_core::sc_module, public host::FlowListener {
   std::vector<std::unique_ptr<link::PcapWriter>> m_pcaps;
   std::FILE* m_series = nullptr;
   std::string m_series_path;
-  std::vector<uint64_t> m_last_deq;       // per switch queue: dequeued packets at the last sample
+  std::vector<uint64_t> m_last_deq;       // per switch queue: dequeued bytes at the last sample
+  std::vector<ecn::Counters> m_last_ecn;  // per switch queue: ECN counters at the last sample
   sc_core::sc_event m_sample_ev;
   std::vector<pfc::Event> m_events;
   size_t m_flows_left = 0;

@@ -186,6 +186,16 @@ std::string summary_json(Fabric& f, const RunResult& r) {
     << ", \"longest_pause_ns\": " << ps_to_ns_text(longest_ps) << ", \"watchdog_events\": " << wd
     << ", \"deadlock\": " << (r.deadlock ? "true" : "false") << ", \"last_delivery_ns\": " << ps_to_ns_text(r.last_delivery_ps)
     << ",\n    \"ports\": [" << ports.str() << (pfirst ? "]}" : "\n    ]}") << ",\n";
+  uint64_t eseen = 0, emarked = 0, ewould = 0;
+  for (const auto& sw : f.switches())
+    for (uint32_t p = 0; p < sw->num_ports(); ++p)
+      for (uint32_t q = 0; q < 8; ++q) {
+        const ecn::Counters& ec = sw->ecn_counters(p, q);
+        eseen += ec.seen;
+        emarked += ec.marked;
+        ewould += ec.would_mark;
+      }
+  o << "  \"ecn\": {\"seen\": " << eseen << ", \"marked\": " << emarked << ", \"would_mark\": " << ewould << "},\n";
   o << "  \"buffer\": {\"peak_cells\": " << peak_cells << ", \"peak_bytes\": " << peak_bytes << "},\n";
   o << "  \"switches\": [";
   first = true;
@@ -214,7 +224,11 @@ std::string summary_json(Fabric& f, const RunResult& r) {
           << ", \"dropped_packets\": " << qc.dropped.total_packets() << ", \"drops_by_reason\": " << drops_json(qc.dropped)
           << ", \"peak_bytes\": " << qs.peak_bytes
           << ", \"peak_cells\": " << qs.peak_cells << ", \"avg_bytes\": " << num(static_cast<double>(qs.area_bytes / sim))
-          << ", \"avg_cells\": " << num(static_cast<double>(qs.area_cells / sim)) << "}";
+          << ", \"avg_cells\": " << num(static_cast<double>(qs.area_cells / sim));
+        const ecn::Counters& ec = sw->ecn_counters(p, q);
+        if (ec.seen)
+          o << ", \"ecn_seen\": " << ec.seen << ", \"ecn_marked\": " << ec.marked << ", \"ecn_would_mark\": " << ec.would_mark;
+        o << "}";
         qfirst = false;
       }
     }

@@ -21,6 +21,49 @@ sw::QosConfig SwitchSpec::default_qos() {
   return q;
 }
 
+ecn::MarkerConfig SwitchSpec::default_ecn() {
+  // WRED with the HPCC evaluation's per-25G values (REFERENCE.md).
+  ecn::MarkerConfig c;
+  c.mode = ecn::MarkerConfig::Mode::wred;
+  c.point = ecn::MarkerConfig::Point::enqueue;
+  c.kmin = 100000;
+  c.kmax = 400000;
+  c.pmax = 0.2;
+  c.k = 100000;
+  c.k_high = 200000;
+  c.k_low = 100000;
+  return c;
+}
+
+namespace {
+
+// One marker config: keys absent keep the values of `c` (the default or the
+// top-level section a per-queue entry inherits).
+void read_marker(const CfgNode& n, ecn::MarkerConfig& c, bool top) {
+  using M = ecn::MarkerConfig;
+  const std::string mode = n.choice("mode", ecn::mode_name(c.mode), {"off", "threshold", "wred", "hysteresis"});
+  c.mode = mode == "off" ? M::Mode::off : mode == "threshold" ? M::Mode::threshold : mode == "wred" ? M::Mode::wred
+                                                                                                    : M::Mode::hysteresis;
+  c.point = n.choice("point", ecn::point_name(c.point), {"enqueue", "dequeue"}) == "enqueue" ? M::Point::enqueue
+                                                                                                : M::Point::dequeue;
+  c.in_cells = n.choice("unit", c.in_cells ? "cells" : "bytes", {"bytes", "cells"}) == "cells";
+  // Thresholds: sizes in bytes, or plain integers when the unit is cells.
+  auto amount = [&](const char* key, uint64_t v) -> uint64_t {
+    return c.in_cells ? static_cast<uint64_t>(n.integer(key, static_cast<int64_t>(v), 0, INT64_MAX)) : n.size(key, v);
+  };
+  c.k = amount("k", c.k);
+  c.kmin = amount("kmin", c.kmin);
+  c.kmax = amount("kmax", c.kmax);
+  c.pmax = n.real("pmax", c.pmax, 0.0, 1.0);
+  c.k_high = amount("k_high", c.k_high);
+  c.k_low = amount("k_low", c.k_low);
+  if (!top) n.finish();
+  const std::vector<std::string> errs = c.validate();
+  if (!errs.empty()) n.fail(errs.front());
+}
+
+}  // namespace
+
 namespace {
 
 const std::vector<std::string> kPoolNames{"ingress_lossless", "ingress_lossy", "egress_lossless", "egress_lossy"};
@@ -135,6 +178,19 @@ SwitchSpec read_switch(const CfgNode& n) {
   read_u8_list(q, "tc_to_pg", s.qos.tc_to_pg, 7);
   q.finish();
   s.hash_seed = static_cast<uint32_t>(n.integer("hash_seed", 0, 0, UINT32_MAX));
+  const CfgNode e = n.map("ecn");
+  read_marker(e, s.ecn, true);
+  s.ecn_lossless_only = e.boolean("lossless_only", s.ecn_lossless_only);
+  const CfgNode qs = e.map("queues");
+  for (const std::string& k : qs.keys()) {
+    if (k.size() != 1 || k[0] < '0' || k[0] > '7') qs.fail_key(k, "queue keys are 0..7");
+    const int q = k[0] - '0';
+    s.ecn_override[q] = true;
+    s.ecn_queue[q] = s.ecn;
+    read_marker(qs.map(k), s.ecn_queue[q], false);
+  }
+  qs.finish();
+  e.finish();
   n.finish();
   return s;
 }
@@ -205,6 +261,15 @@ sw::SwitchConfig make_switch_config(const SwitchSpec& s, const PfcSpec& pfc, con
       qp.pool = pool_index(prof.pool);
       qp.reserved_cells = cells(prof.reserved_bytes, cell);
       qp.threshold = threshold_of(prof, cell);
+    }
+  }
+  // ECN per queue.
+  for (int q = 0; q < 8; ++q) {
+    if (s.ecn_override[q]) {
+      c.ecn[q] = s.ecn_queue[q];
+    } else {
+      c.ecn[q] = s.ecn;
+      if (s.ecn_lossless_only && !q_lossless[q]) c.ecn[q].mode = ecn::MarkerConfig::Mode::off;
     }
   }
   // PFC.
@@ -397,6 +462,24 @@ std::string emit_switch(const SwitchSpec& s) {
   emit_list(o, "tc_to_queue", s.qos.tc_to_queue);
   emit_list(o, "tc_to_pg", s.qos.tc_to_pg);
   o << "  hash_seed: " << s.hash_seed << "\n";
+  auto marker = [&](const ecn::MarkerConfig& c) {
+    auto amount = [&](uint64_t v) { return c.in_cells ? std::to_string(v) : core::format_size(v); };
+    std::ostringstream m;
+    m << "mode: " << ecn::mode_name(c.mode) << ", point: " << ecn::point_name(c.point)
+      << ", unit: " << (c.in_cells ? "cells" : "bytes") << ", k: " << amount(c.k) << ", kmin: " << amount(c.kmin)
+      << ", kmax: " << amount(c.kmax) << ", pmax: " << c.pmax << ", k_high: " << amount(c.k_high)
+      << ", k_low: " << amount(c.k_low);
+    return m.str();
+  };
+  o << "  ecn: {" << marker(s.ecn) << ", lossless_only: " << (s.ecn_lossless_only ? "true" : "false") << ",\n";
+  o << "        queues: {";
+  bool qfirst = true;
+  for (int q = 0; q < 8; ++q) {
+    if (!s.ecn_override[q]) continue;
+    o << (qfirst ? "" : ", ") << q << ": {" << marker(s.ecn_queue[q]) << "}";
+    qfirst = false;
+  }
+  o << "}}\n";
   return o.str();
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/config.h"
+#include "ecn/config.h"
 #include "switch/switch.h"
 
 namespace rocesim::sim {
@@ -41,9 +42,16 @@ struct SwitchSpec {
   ProfileSpec queue_lossless{"egress_lossless", 0, true, 7, 0, 0};
   ProfileSpec queue_lossy{"egress_lossy", 1536, true, 3, 0, 0};
   sw::QosConfig qos = default_qos();
+  // ECN (switch.ecn): the default marker, on the queues that carry lossless
+  // traffic (ecn_lossless_only) or on all, then per-queue overrides.
+  ecn::MarkerConfig ecn = default_ecn();
+  bool ecn_lossless_only = true;
+  std::array<bool, 8> ecn_override{};
+  std::array<ecn::MarkerConfig, 8> ecn_queue{};
   uint32_t hash_seed = 0;  // 0: derived from the switch name and the run seed
 
   static sw::QosConfig default_qos();
+  static ecn::MarkerConfig default_ecn();
 };
 
 // Reads and validates `switch:` (absent keys keep their defaults).

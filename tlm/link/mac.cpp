@@ -41,7 +41,7 @@ void Mac::send_control(packet::Packet* p) {
 
 uint8_t Mac::paused_mask() {
   const uint8_t m = m_pause.paused_mask(core::now_ps());
-  if (m_log) log_transitions();
+  if (m_log && m_pause.has_transitions()) log_transitions();
   return m;
 }
 

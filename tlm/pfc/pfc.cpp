@@ -29,7 +29,10 @@ void PauseReceiver::advance(Prio& p, int prio, uint64_t now_ps) {
     const uint64_t t_pend = p.pending.empty() ? UINT64_MAX : p.pending.front().at_ps;
     const uint64_t t_exp = p.paused ? p.until_ps : UINT64_MAX;
     const uint64_t t = std::min(t_pend, t_exp);
-    if (t > now_ps) return;
+    if (t > now_ps) {
+      if (t == UINT64_MAX) m_active &= static_cast<uint8_t>(~(1u << prio));  // idle again
+      return;
+    }
     if (t_exp <= t_pend) {
       set_state(p, prio, false, p.until_ps);  // the timer ran out
       continue;
@@ -48,16 +51,17 @@ void PauseReceiver::on_frame(uint64_t now_ps, uint16_t class_enable, const uint1
     Prio& p = m_prio[i];
     advance(p, i, now_ps);
     ++p.st.frames;
+    m_active |= static_cast<uint8_t>(1u << i);
     const uint64_t at = now_ps + m_delay;
     p.pending.push_back(Update{at, at + quanta_ps(timers[i], m_rate)});
   }
 }
 
-uint8_t PauseReceiver::paused_mask(uint64_t now_ps) {
+uint8_t PauseReceiver::paused_mask_slow(uint64_t now_ps) {
   uint8_t m = 0;
   for (int i = 0; i < kPriorities; ++i) {
     Prio& p = m_prio[i];
-    if (!p.paused && p.pending.empty()) continue;  // fast path: nothing to do
+    if (!(m_active >> i & 1)) continue;
     advance(p, i, now_ps);
     if (p.paused) m |= static_cast<uint8_t>(1u << i);
   }
@@ -68,7 +72,7 @@ uint64_t PauseReceiver::next_change(uint64_t now_ps) {
   uint64_t t = UINT64_MAX;
   for (int i = 0; i < kPriorities; ++i) {
     Prio& p = m_prio[i];
-    if (!p.paused && p.pending.empty()) continue;
+    if (!(m_active >> i & 1)) continue;
     advance(p, i, now_ps);
     if (!p.pending.empty()) t = std::min(t, p.pending.front().at_ps);
     if (p.paused) t = std::min(t, p.until_ps);

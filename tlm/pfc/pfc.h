@@ -36,7 +36,7 @@ class PauseReceiver {
   // A PFC frame whose last bit arrived at now_ps.
   void on_frame(uint64_t now_ps, uint16_t class_enable, const uint16_t timers[kPriorities]);
   // Bit p set: priority p is paused at now_ps.
-  uint8_t paused_mask(uint64_t now_ps);
+  uint8_t paused_mask(uint64_t now_ps) { return m_active ? paused_mask_slow(now_ps) : 0; }
   // The next time after now_ps at which the mask can change (a frame taking
   // effect, a timer expiring), or UINT64_MAX.
   uint64_t next_change(uint64_t now_ps);
@@ -55,6 +55,7 @@ class PauseReceiver {
     uint8_t prio;
     bool paused;
   };
+  bool has_transitions() const { return !m_log.empty(); }
   template <typename F>
   void drain_transitions(F&& f) {
     while (!m_log.empty()) {
@@ -75,12 +76,14 @@ class PauseReceiver {
     core::Ring<Update> pending{4};
     PrioStats st;
   };
+  uint8_t paused_mask_slow(uint64_t now_ps);
   // Applies pending updates and expiries up to now_ps, in time order.
   void advance(Prio& p, int prio, uint64_t now_ps);
   void set_state(Prio& p, int prio, bool paused, uint64_t t_ps);
 
   uint64_t m_rate, m_delay;
   std::array<Prio, kPriorities> m_prio;
+  uint8_t m_active = 0;  // priorities paused or with pending updates (the common case is none)
   core::Ring<Transition> m_log{16};
 };
 

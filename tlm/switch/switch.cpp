@@ -4,6 +4,7 @@
 #include <functional>
 #include <stdexcept>
 
+#include "ecn/apply.h"
 #include "packet/build.h"
 
 namespace rocesim::sw {
@@ -85,6 +86,11 @@ Switch::Switch(sc_module_name name, const SwitchConfig& cfg, const RouteLookup& 
     m_prio_queue[p] = cfg.qos.tc_to_queue[tc] & 7;
     if (cfg.pfc.priorities >> p & 1) m_pg_prios[cfg.qos.tc_to_pg[tc] & 7] |= static_cast<uint8_t>(1u << p);
   }
+  m_markers.reserve(n * 8);
+  for (size_t i = 0; i < n; ++i)
+    for (int q = 0; q < 8; ++q)
+      m_markers.emplace_back(cfg.ecn[q], core::Rng(cfg.seed, std::string(this->name()) + ".p" + std::to_string(i) +
+                                                                 ".q" + std::to_string(q) + ".ecn"));
   for (size_t i = 0; i < n; ++i)
     m_refresh_ps.push_back(cfg.pfc.refresh_ps ? cfg.pfc.refresh_ps
                                               : pfc::quanta_ps(cfg.pfc.pause_quanta, cfg.port_rates[i]) / 2);
@@ -252,6 +258,7 @@ void Switch::admit(const Pending& e) {
   ps.peak_cells = std::max(ps.peak_cells, ps.cells);
   if (r.lossless) pfc_update(in, pg, r.pg, r.in_headroom);
 
+  ecn_mark(qi, *p, ecn::MarkerConfig::Point::enqueue);
   // Write the header bytes into the cells; the whole packet's cells cost bandwidth.
   m_gp.set_command(tlm::TLM_WRITE_COMMAND);
   m_gp.set_address(static_cast<uint64_t>(head) * m_cfg.buffer.cell_bytes);
@@ -364,12 +371,24 @@ pk::Packet* Switch::pull(uint32_t port) {
   buf_isck->b_transport(m_gp, d);
   if (!m_gp.is_response_ok()) SC_REPORT_ERROR("rocesim/switch", "packet buffer read failed");
   buffer.free(e.head_cell, e.cells);
+  ecn_mark(qi, *e.p, ecn::MarkerConfig::Point::dequeue);
   if (d == SC_ZERO_TIME) return e.p;
   st.q = e;
   st.ready_ps = now + core::to_ps(d);
   st.valid = true;
   schedule_wake(port, st.ready_ps);
   return nullptr;
+}
+
+void Switch::ecn_mark(uint32_t qi, pk::Packet& p, ecn::MarkerConfig::Point point) {
+  ecn::Marker& m = m_markers[qi];
+  const ecn::MarkerConfig& c = m.config();
+  if (c.mode == ecn::MarkerConfig::Mode::off || c.point != point) return;
+  if (p.meta.kind != pk::FrameKind::roce && p.meta.kind != pk::FrameKind::ipv4_other) return;  // IPv4 data only
+  // The queue as the packet finds it: without the packet itself (at enqueue
+  // it is not in yet; at dequeue it has just left).
+  const QueueStats& qs = m_qstats[qi];
+  ecn::mark_packet(m, p, c.in_cells ? qs.depth_cells : qs.depth_bytes);
 }
 
 void Switch::dequeue_stats(uint32_t qi, const Queued& e) {

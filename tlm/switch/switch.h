@@ -39,6 +39,7 @@
 #include "core/time.h"
 #include "link/ledger.h"
 #include "link/mac.h"
+#include "ecn/marker.h"
 #include "mmu/mmu.h"
 #include "pfc/pfc.h"
 
@@ -106,6 +107,10 @@ struct SwitchConfig {
   uint32_t hash_seed = 0;
   PfcConfig pfc;
   std::vector<uint64_t> port_macs;      // source MAC of each port's pause frames
+  // ECN marker of each egress queue (index = queue); the point (enqueue or
+  // dequeue) and unit (bytes or cells) are per queue too.
+  std::array<ecn::MarkerConfig, 8> ecn{};
+  uint64_t seed = 1;                    // run seed: each marker's WRED stream derives from it
 };
 
 // Per egress (port, queue) statistics.
@@ -161,6 +166,7 @@ class Switch : public sc_core::sc_module, public link::TxReady {
   // Traffic class of a parsed frame (the QoS map).
   uint8_t traffic_class(const packet::Meta& m) const;
   const PfcPortStats& pfc_stats(uint32_t port) const { return m_pfc_stats[port]; }
+  const ecn::Counters& ecn_counters(uint32_t port, uint32_t q) const { return m_markers[port * 8 + q].counters(); }
   uint64_t watchdog_events() const { return m_wd_events; }
   void set_event_log(std::vector<pfc::Event>* log);
 
@@ -211,6 +217,8 @@ class Switch : public sc_core::sc_module, public link::TxReady {
   uint8_t paused_queues(uint32_t port);
   void flush_queue(uint32_t qi);
   void dequeue_stats(uint32_t qi, const Queued& e);
+  // ECN decision for a packet of queue qi at this marking point.
+  void ecn_mark(uint32_t qi, packet::Packet& p, ecn::MarkerConfig::Point point);
   void touch_queue(QueueStats& s);
   void touch_pg(PgStats& s);
   uint32_t hash5(const packet::Meta& m) const;
@@ -251,6 +259,7 @@ class Switch : public sc_core::sc_module, public link::TxReady {
     bool stormed = false;
   };
   std::vector<Wd> m_wd;
+  std::vector<ecn::Marker> m_markers;       // port * 8 + queue
   sc_core::sc_event m_wd_ev;
   uint64_t m_wd_events = 0;
   tlm::tlm_generic_payload m_gp;
