@@ -6,6 +6,7 @@
 #include "core/units.h"
 #include "mmu/config.h"
 #include "pfc/pfc.h"
+#include "sched/config.h"
 
 namespace rocesim::sim {
 
@@ -178,6 +179,27 @@ SwitchSpec read_switch(const CfgNode& n) {
   read_u8_list(q, "tc_to_pg", s.qos.tc_to_pg, 7);
   q.finish();
   s.hash_seed = static_cast<uint32_t>(n.integer("hash_seed", 0, 0, UINT32_MAX));
+  const CfgNode sc = n.map("scheduler");
+  if (sc.str("quantum", "auto") != "auto") s.sched_quantum_bytes = sc.size("quantum", 0, 64, 1 << 20);
+  const CfgNode sq = sc.map("queues");
+  for (const std::string& k : sq.keys()) {
+    if (k.size() != 1 || k[0] < '0' || k[0] > '7') sq.fail_key(k, "queue keys are 0..7");
+    SwitchSpec::QueueSched& qs = s.sched_queues[k[0] - '0'];
+    const CfgNode qn = sq.map(k);
+    qs.strict = qn.choice("mode", qs.strict ? "strict" : "dwrr", {"strict", "dwrr"}) == "strict";
+    qs.weight = static_cast<uint32_t>(qn.integer("weight", qs.weight, 1, 1000));
+    const CfgNode sh = qn.map("shaper");
+    qs.shaper_rate_bps = sh.rate("rate", qs.shaper_rate_bps, 0, 10000000000000ull);
+    qs.shaper_burst_bytes = sh.size("burst", qs.shaper_burst_bytes ? qs.shaper_burst_bytes : 16384, 0, 1 << 20);
+    sh.finish();
+    qn.finish();
+  }
+  sq.finish();
+  const CfgNode psh = sc.map("shaper");
+  s.port_shaper_rate_bps = psh.rate("rate", s.port_shaper_rate_bps, 0, 10000000000000ull);
+  s.port_shaper_burst_bytes = psh.size("burst", 16384, 0, 1 << 20);
+  psh.finish();
+  sc.finish();
   const CfgNode e = n.map("ecn");
   read_marker(e, s.ecn, true);
   s.ecn_lossless_only = e.boolean("lossless_only", s.ecn_lossless_only);
@@ -263,6 +285,19 @@ sw::SwitchConfig make_switch_config(const SwitchSpec& s, const PfcSpec& pfc, con
       qp.threshold = threshold_of(prof, cell);
     }
   }
+  // Scheduler: every port the same.
+  sched::PortConfig& sp = c.sched;
+  sp.max_frame_bytes = max_frame_bytes;
+  const uint32_t base = static_cast<uint32_t>(s.sched_quantum_bytes ? s.sched_quantum_bytes : max_frame_bytes);
+  for (int q = 0; q < 8; ++q) {
+    const SwitchSpec::QueueSched& qs = s.sched_queues[q];
+    sp.queues[q].mode = qs.strict ? sched::Mode::strict : sched::Mode::dwrr;
+    sp.queues[q].quantum_bytes = qs.strict ? 0 : sched::quantum_for_weight(qs.weight, base);
+    // A burst without a rate means no shaper.
+    sp.queues[q].shaper = {qs.shaper_rate_bps, qs.shaper_rate_bps ? static_cast<uint32_t>(qs.shaper_burst_bytes) : 0u};
+  }
+  sp.shaper = {s.port_shaper_rate_bps,
+               s.port_shaper_rate_bps ? static_cast<uint32_t>(s.port_shaper_burst_bytes) : 0u};
   // ECN per queue.
   for (int q = 0; q < 8; ++q) {
     if (s.ecn_override[q]) {
@@ -401,6 +436,8 @@ void check_switch_config(const SwitchSpec& s, const PfcSpec& pfc, const std::vec
                  "', which has no cells (size 0B)");
   }
   const sw::SwitchConfig c = make_switch_config(s, pfc, ports, max_frame_bytes);
+  const std::vector<std::string> serr = sched::validate(c.sched);
+  if (!serr.empty()) where.fail("invalid scheduler configuration: " + serr.front());
   const std::vector<std::string> errors = mmu::validate(c.mmu);
   if (!errors.empty())
     where.fail("invalid buffer configuration for a " + std::to_string(nports) + "-port switch: " + errors.front() +
@@ -462,6 +499,18 @@ std::string emit_switch(const SwitchSpec& s) {
   emit_list(o, "tc_to_queue", s.qos.tc_to_queue);
   emit_list(o, "tc_to_pg", s.qos.tc_to_pg);
   o << "  hash_seed: " << s.hash_seed << "\n";
+  o << "  scheduler:\n    quantum: "
+    << (s.sched_quantum_bytes ? core::format_size(s.sched_quantum_bytes) : std::string("auto")) << "\n    queues: {";
+  for (int q = 0; q < 8; ++q) {
+    const SwitchSpec::QueueSched& qs = s.sched_queues[q];
+    o << (q ? ", " : "") << q << ": {mode: " << (qs.strict ? "strict" : "dwrr") << ", weight: " << qs.weight;
+    if (qs.shaper_rate_bps)
+      o << ", shaper: {rate: " << core::format_rate(qs.shaper_rate_bps)
+        << ", burst: " << core::format_size(qs.shaper_burst_bytes) << "}";
+    o << "}";
+  }
+  o << "}\n    shaper: {rate: " << core::format_rate(s.port_shaper_rate_bps)
+    << ", burst: " << core::format_size(s.port_shaper_burst_bytes) << "}\n";
   auto marker = [&](const ecn::MarkerConfig& c) {
     auto amount = [&](uint64_t v) { return c.in_cells ? std::to_string(v) : core::format_size(v); };
     std::ostringstream m;

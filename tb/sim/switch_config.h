@@ -48,10 +48,27 @@ struct SwitchSpec {
   bool ecn_lossless_only = true;
   std::array<bool, 8> ecn_override{};
   std::array<ecn::MarkerConfig, 8> ecn_queue{};
+  // Scheduler (switch.scheduler): per queue strict or DWRR with a weight, and
+  // optional shapers. Default: queues 6 and 7 strict (CNP on 6), 0..5 DWRR
+  // with equal weights (RoCE data on 3, the rest on 0).
+  struct QueueSched {
+    bool strict = false;
+    uint32_t weight = 1;
+    uint64_t shaper_rate_bps = 0;
+    uint64_t shaper_burst_bytes = 0;
+  };
+  std::array<QueueSched, 8> sched_queues = default_sched();
+  uint64_t sched_quantum_bytes = 0;   // quantum of weight 1; 0 = the largest frame
+  uint64_t port_shaper_rate_bps = 0, port_shaper_burst_bytes = 0;
   uint32_t hash_seed = 0;  // 0: derived from the switch name and the run seed
 
   static sw::QosConfig default_qos();
   static ecn::MarkerConfig default_ecn();
+  static std::array<QueueSched, 8> default_sched() {
+    std::array<QueueSched, 8> a{};
+    a[6].strict = a[7].strict = true;
+    return a;
+  }
 };
 
 // Reads and validates `switch:` (absent keys keep their defaults).

@@ -86,6 +86,8 @@ Switch::Switch(sc_module_name name, const SwitchConfig& cfg, const RouteLookup& 
     m_prio_queue[p] = cfg.qos.tc_to_queue[tc] & 7;
     if (cfg.pfc.priorities >> p & 1) m_pg_prios[cfg.qos.tc_to_pg[tc] & 7] |= static_cast<uint8_t>(1u << p);
   }
+  m_sched.reserve(n);
+  for (size_t i = 0; i < n; ++i) m_sched.emplace_back(cfg.sched);
   m_markers.reserve(n * 8);
   for (size_t i = 0; i < n; ++i)
     for (int q = 0; q < 8; ++q)
@@ -332,25 +334,29 @@ pk::Packet* Switch::pull(uint32_t port) {
     st.valid = false;
     return st.q.p;
   }
-  // Strict priority: the highest queue with an eligible head that is not
-  // paused by the peer (PFC). A paused queue waits for the MAC's kick when
-  // its pause ends.
+  // The scheduler chooses among the queues whose head is eligible (written
+  // and read); PFC-paused queues are skipped (the MAC kicks us when a pause
+  // ends). Nothing eligible: wake at the earliest head or shaper time.
   const uint8_t paused = paused_queues(port);
+  sched::Heads heads{};
   uint64_t earliest = UINT64_MAX;
-  int chosen = -1;
-  for (int q = 7; q >= 0; --q) {
-    core::Ring<Queued>& r = m_queues[port * 8 + q];
-    if (r.empty() || (paused >> q & 1)) continue;
+  for (int q = 0; q < 8; ++q) {
+    const core::Ring<Queued>& r = m_queues[port * 8 + q];
+    if (r.empty()) continue;
     if (r.front().eligible_ps <= now) {
-      chosen = q;
-      break;
+      heads[q] = r.front().p->frame_len();
+    } else if (!(paused >> q & 1)) {
+      earliest = std::min(earliest, r.front().eligible_ps);
     }
-    earliest = std::min(earliest, r.front().eligible_ps);
   }
+  sched::Scheduler& sc = m_sched[port];
+  const int chosen = sc.pick(heads, paused, now);
   if (chosen < 0) {
+    earliest = std::min(earliest, sc.next_eligible_ps(heads, paused, now));
     if (earliest != UINT64_MAX) schedule_wake(port, earliest);
     return nullptr;
   }
+  sc.sent(chosen, heads[chosen], now);
   const uint32_t qi = port * 8 + static_cast<uint32_t>(chosen);
   const Queued e = m_queues[qi].front();
   m_queues[qi].pop_front();

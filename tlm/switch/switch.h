@@ -10,7 +10,8 @@
 //      buffer's TLM socket; done after ceil(cells / write_cells_per_cycle)
 //      cycles, later when other ports' writes contend for the same cycles
 //   -> egress queue (port, queue): eligible after egress + read cycles more
-//   -> scheduler (strict priority, highest queue first) when the port is free
+//   -> scheduler (sched::Scheduler: strict priority, then DWRR, optional
+//      shapers; PFC-paused queues skipped) when the port is free
 //   -> buffer read (header bytes back out of the cells; the read is issued
 //      `read` cycles ahead so an idle port sees no bubble; contention delays it)
 //   -> egress MAC serializes.
@@ -42,6 +43,7 @@
 #include "ecn/marker.h"
 #include "mmu/mmu.h"
 #include "pfc/pfc.h"
+#include "sched/scheduler.h"
 
 namespace rocesim::sw {
 
@@ -110,6 +112,7 @@ struct SwitchConfig {
   // ECN marker of each egress queue (index = queue); the point (enqueue or
   // dequeue) and unit (bytes or cells) are per queue too.
   std::array<ecn::MarkerConfig, 8> ecn{};
+  sched::PortConfig sched = sched::PortConfig::strict_priority();  // every egress port
   uint64_t seed = 1;                    // run seed: each marker's WRED stream derives from it
 };
 
@@ -167,6 +170,7 @@ class Switch : public sc_core::sc_module, public link::TxReady {
   uint8_t traffic_class(const packet::Meta& m) const;
   const PfcPortStats& pfc_stats(uint32_t port) const { return m_pfc_stats[port]; }
   const ecn::Counters& ecn_counters(uint32_t port, uint32_t q) const { return m_markers[port * 8 + q].counters(); }
+  const sched::Scheduler& scheduler(uint32_t port) const { return m_sched[port]; }
   uint64_t watchdog_events() const { return m_wd_events; }
   void set_event_log(std::vector<pfc::Event>* log);
 
@@ -260,6 +264,7 @@ class Switch : public sc_core::sc_module, public link::TxReady {
   };
   std::vector<Wd> m_wd;
   std::vector<ecn::Marker> m_markers;       // port * 8 + queue
+  std::vector<sched::Scheduler> m_sched;     // per port
   sc_core::sc_event m_wd_ev;
   uint64_t m_wd_events = 0;
   tlm::tlm_generic_payload m_gp;

@@ -273,3 +273,54 @@ TEST(Buffer, InvalidBufferConfigurationIsRejectedAtLoad) {
     EXPECT_NE(e.reason().find("exceed"), std::string::npos) << e.what();
   }
 }
+
+// Issue 5: DWRR weights 1:2:5 on one 100 Gbps egress port, queues kept
+// saturated by three line-rate senders with different frame sizes, get byte
+// shares within 2 % of 1/8, 2/8 and 5/8; a strict queue with traffic takes
+// what it offers ahead of them.
+TEST(Scheduler, DwrrSharesOnASaturatedPortAndStrictPreemption) {
+  const std::string yaml =
+      "name: dwrr\n"
+      "sim: {duration: 1500us, stop_when_done: false}\n"
+      "topology: {kind: single_switch, hosts: 5, host_rate: 100Gbps, cable_m: 1}\n"
+      "hosts: {mtu: 4096, pcp: 0}\n"
+      "stats: {interval: 0}\n"
+      "switch:\n"
+      "  qos: {dscp_to_tc: {8: 1, 16: 2, 48: 6}}\n"
+      "  scheduler:\n"
+      "    queues: {0: {mode: dwrr, weight: 1}, 1: {mode: dwrr, weight: 2}, 2: {mode: dwrr, weight: 5}, 6: {mode: strict}}\n"
+      "flows:\n"
+      // Frames of 146 B (64 B payload), 1582 B (1500 B) and a 4178 B / 986 B mix (5000 B messages).
+      "  - {src: h0, dst: h4, size: 64B, messages: 10000000, dscp: 0}\n"
+      "  - {src: h1, dst: h4, size: 1500B, messages: 1000000, dscp: 8}\n"
+      "  - {src: h2, dst: h4, size: 5000B, messages: 1000000, dscp: 16}\n"
+      // A strict flow at 20 Gbps from 800 us on.
+      "  - {src: h3, dst: h4, size: 4KiB, messages: 1000000, rate: 20Gbps, dscp: 48, start: 800us}\n";
+  auto cfg = core::Config::load_string(yaml, "dwrr.yaml");
+  const sim::Scenario scen = sim::read_scenario(*cfg);
+  sim::Fabric fabric("fabric", scen);
+  const sw::Switch& s = *fabric.switches().at(0);
+  auto deq = [&](uint32_t q) { return s.queue_stats(4, q).deq_bytes; };
+  // Window 1 (no strict traffic): 200 us .. 700 us.
+  sc_core::sc_start(core::ps(200000000));
+  const uint64_t a0 = deq(0), a1 = deq(1), a2 = deq(2);
+  sc_core::sc_start(core::ps(500000000));
+  const double d0 = double(deq(0) - a0), d1 = double(deq(1) - a1), d2 = double(deq(2) - a2);
+  const double sum = d0 + d1 + d2;
+  EXPECT_NEAR(d0 / sum, 1.0 / 8, 0.02 / 8) << "queue 0";
+  EXPECT_NEAR(d1 / sum, 2.0 / 8, 0.02 * 2 / 8) << "queue 1";
+  EXPECT_NEAR(d2 / sum, 5.0 / 8, 0.02 * 5 / 8) << "queue 2";
+  // The port ran at line rate: 500 us at 100 Gbps, less preamble and IFG per frame.
+  EXPECT_GT(sum, 0.9 * 100e9 / 8 * 500e-6);
+  // Window 2 (strict queue 6 sending 20 Gbps): 1000 us .. 1500 us.
+  sc_core::sc_start(core::ps(300000000));
+  const uint64_t b0 = deq(0), b1 = deq(1), b2 = deq(2), b6 = deq(6);
+  sc_core::sc_start(core::ps(500000000));
+  const double e0 = double(deq(0) - b0), e1 = double(deq(1) - b1), e2 = double(deq(2) - b2), e6 = double(deq(6) - b6);
+  // The strict queue gets all it offers: 20 Gbps of frames (4178 B frames of 4 KiB paced on wire bytes).
+  EXPECT_NEAR(e6 * 8 / 500e-6, 20e9 * 4178.0 / 4198.0, 0.01 * 20e9);
+  const double rest = e0 + e1 + e2;
+  EXPECT_NEAR(e0 / rest, 1.0 / 8, 0.02 / 8);
+  EXPECT_NEAR(e1 / rest, 2.0 / 8, 0.02 * 2 / 8);
+  EXPECT_NEAR(e2 / rest, 5.0 / 8, 0.02 * 5 / 8);
+}

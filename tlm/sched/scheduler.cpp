@@ -1,0 +1,222 @@
+#include "sched/scheduler.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace rocesim::sched {
+
+namespace {
+
+constexpr bool has(uint8_t mask, size_t q) { return (mask >> q) & 1u; }
+constexpr uint8_t bit(size_t q) { return static_cast<uint8_t>(1u << q); }
+
+}  // namespace
+
+Scheduler::Scheduler(const PortConfig& config) : m_cfg(config) {
+  const std::vector<std::string> errors = validate(config);
+  if (!errors.empty()) {
+    std::string msg;
+    for (const std::string& e : errors) msg += e + "\n";
+    throw std::invalid_argument(msg);
+  }
+  for (size_t q = 0; q < kQueues; ++q) {
+    const QueueConfig& qc = config.queues[q];
+    if (qc.mode == Mode::strict)
+      m_strict |= bit(q);
+    else
+      m_quantum[q] = qc.quantum_bytes;
+    m_qshaper[q] = TokenBucket(qc.shaper);
+  }
+  m_pshaper = TokenBucket(config.shaper);
+}
+
+size_t Scheduler::check_q(int q) {
+  if (q < 0 || q >= static_cast<int>(kQueues)) throw std::invalid_argument("sched: queue " + std::to_string(q) + " out of range");
+  return static_cast<size_t>(q);
+}
+
+void Scheduler::check_inputs(const Heads& head_bytes, uint64_t now_ps, const char* what) const {
+  if (now_ps < m_last_ps)
+    throw std::invalid_argument(std::string("sched::") + what + ": time " + std::to_string(now_ps) +
+                                " ps is before the last call's " + std::to_string(m_last_ps) + " ps");
+  for (size_t q = 0; q < kQueues; ++q)
+    if (head_bytes[q] > m_cfg.max_frame_bytes)
+      throw std::invalid_argument(std::string("sched::") + what + ": queue " + std::to_string(q) + " head of " +
+                                  std::to_string(head_bytes[q]) + " bytes exceeds max_frame_bytes " +
+                                  std::to_string(m_cfg.max_frame_bytes));
+}
+
+uint8_t Scheduler::eligible_mask(const Heads& head_bytes, uint8_t paused_mask, uint64_t t_ps) const {
+  uint8_t m = 0;
+  for (size_t q = 0; q < kQueues; ++q)
+    if (head_bytes[q] != 0 && !has(paused_mask, q) && m_qshaper[q].conforms(head_bytes[q], t_ps)) m |= bit(q);
+  return m;
+}
+
+void Scheduler::drop_empty(Dwrr& d, uint8_t backlogged) const {
+  // An empty queue banks no credit (DRR: deficit reset when the queue empties).
+  for (size_t q = 0; q < kQueues; ++q)
+    if (!has(backlogged, q)) d.deficit[q] = 0;
+  if ((d.member & ~backlogged) == 0) return;  // common case: no member emptied
+  DwrrList& l = d.list;
+  uint8_t k = 0;
+  for (uint8_t i = 0; i < l.size; ++i) {
+    const uint8_t x = l.order[i];
+    if (has(backlogged, x))
+      l.order[k++] = x;
+    else if (i == 0)
+      l.turn_open = false;  // its turn ends with it
+  }
+  l.size = k;
+  d.member &= backlogged;
+}
+
+int Scheduler::choose(Dwrr& d, uint8_t eligible, uint8_t backlogged, const Heads& head_bytes, Opened* opened) const {
+  drop_empty(d, backlogged);
+  // Paused or shaper-blocked DWRR queues leave the list keeping their deficit;
+  // newly eligible ones join at the tail (in index order). See scheduler.h.
+  const uint8_t dw = eligible & static_cast<uint8_t>(~m_strict);
+  DwrrList& l = d.list;
+  if (d.member != dw) {
+    if (d.member & ~dw) {
+      uint8_t k = 0;
+      for (uint8_t i = 0; i < l.size; ++i) {
+        const uint8_t x = l.order[i];
+        if (has(dw, x))
+          l.order[k++] = x;
+        else if (i == 0)
+          l.turn_open = false;
+      }
+      l.size = k;
+      d.member &= dw;
+    }
+    for (uint8_t q = 0; q < kQueues; ++q)
+      if (has(dw, q) && !has(d.member, q)) l.order[l.size++] = q;
+    d.member = dw;
+  }
+
+  // Strict priority: the highest eligible strict queue. DWRR state stays as it is.
+  const uint8_t st = eligible & m_strict;
+  for (int q = kQueues - 1; q >= 0; --q)
+    if (has(st, static_cast<size_t>(q))) return q;
+
+  if (l.size == 0) return -1;
+  // DRR (Shreedhar & Varghese 1995). Terminates: every turn adds a quantum > 0;
+  // with quantum >= max_frame_bytes (validate()) within size + 1 turns.
+  for (;;) {
+    const uint8_t x = l.order[0];
+    if (!l.turn_open) {
+      d.deficit[x] += m_quantum[x];
+      l.turn_open = true;
+      if (opened) ++(*opened)[x];
+    }
+    if (head_bytes[x] <= d.deficit[x]) return x;
+    // Head larger than what is left: the turn ends, the deficit is kept, the
+    // queue goes to the tail.
+    for (uint8_t i = 1; i < l.size; ++i) l.order[i - 1] = l.order[i];
+    l.order[l.size - 1] = x;
+    l.turn_open = false;
+  }
+}
+
+int Scheduler::pick(const Heads& head_bytes, uint8_t paused_mask, uint64_t now_ps) {
+  check_inputs(head_bytes, now_ps, "pick");
+  m_last_ps = now_ps;
+  m_pending = -1;
+  uint8_t backlogged = 0;
+  for (size_t q = 0; q < kQueues; ++q)
+    if (head_bytes[q] != 0) backlogged |= bit(q);
+
+  // Choose on a copy and commit only if a queue is returned: a pick that
+  // returns -1 leaves the state as it was (apart from empty queues), which
+  // keeps next_eligible_ps() exact however often the caller polls.
+  Dwrr d = m_dwrr;
+  Opened opened{};
+  int c = choose(d, eligible_mask(head_bytes, paused_mask, now_ps), backlogged, head_bytes, &opened);
+  if (c >= 0 && !m_pshaper.conforms(head_bytes[static_cast<size_t>(c)], now_ps)) {
+    ++m_port.port_shaper_blocked;
+    c = -1;
+  }
+  if (c < 0) {
+    drop_empty(m_dwrr, backlogged);
+    ++m_port.idle_picks;
+    return -1;
+  }
+  m_dwrr = d;
+  for (size_t q = 0; q < kQueues; ++q) m_ctr[q].turns += opened[q];
+  const size_t qi = static_cast<size_t>(c);
+  ++m_ctr[qi].picks;
+  ++m_port.picks;
+  m_pending = c;
+  m_pending_bytes = head_bytes[qi];
+  return c;
+}
+
+void Scheduler::sent(int q, uint32_t bytes, uint64_t now_ps) {
+  const size_t qi = check_q(q);
+  if (now_ps < m_last_ps)
+    throw std::invalid_argument("sched::sent: time " + std::to_string(now_ps) + " ps is before the last call's " +
+                                std::to_string(m_last_ps) + " ps");
+  if (q != m_pending || bytes != m_pending_bytes)
+    throw std::invalid_argument("sched::sent: queue " + std::to_string(q) + ", " + std::to_string(bytes) +
+                                " bytes is not the last pick (queue " + std::to_string(m_pending) + ", " +
+                                std::to_string(m_pending_bytes) + " bytes)");
+  m_last_ps = now_ps;
+  // The pick checked head <= deficit, so this cannot underflow.
+  if (!has(m_strict, qi)) m_dwrr.deficit[qi] -= bytes;
+  m_qshaper[qi].take(bytes, now_ps);
+  m_pshaper.take(bytes, now_ps);
+  ++m_ctr[qi].frames;
+  m_ctr[qi].bytes += bytes;
+  ++m_port.frames;
+  m_port.bytes += bytes;
+  m_pending = -1;
+}
+
+uint64_t Scheduler::next_eligible_ps(const Heads& head_bytes, uint8_t paused_mask, uint64_t now_ps) const {
+  check_inputs(head_bytes, now_ps, "next_eligible_ps");
+  uint8_t backlogged = 0;
+  for (size_t q = 0; q < kQueues; ++q)
+    if (head_bytes[q] != 0) backlogged |= bit(q);
+  const uint8_t cand = backlogged & static_cast<uint8_t>(~paused_mask);
+  if (cand == 0) return kNever;
+
+  // The eligible set only grows with time (buckets fill), at the times its
+  // queue shapers allow each head. Between two such times the choice is
+  // fixed and only the port bucket decides; so walk the times in order.
+  std::array<uint64_t, kQueues> ready{};
+  std::array<uint64_t, kQueues> times{};
+  size_t n = 0;
+  for (size_t q = 0; q < kQueues; ++q) {
+    if (!has(cand, q)) continue;
+    ready[q] = m_qshaper[q].ready_ps(head_bytes[q], now_ps);  // finite: head <= max_frame <= burst
+    times[n++] = ready[q];
+  }
+  // Sort and deduplicate (at most 8; insertion sort, which also avoids GCC 12's
+  // false -Warray-bounds on std::sort over a std::array prefix).
+  size_t m = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t v = times[i];
+    size_t j = m;
+    while (j > 0 && times[j - 1] > v) --j;
+    if (j > 0 && times[j - 1] == v) continue;
+    for (size_t k = m; k > j; --k) times[k] = times[k - 1];
+    times[j] = v;
+    ++m;
+  }
+  n = m;
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t t = times[i];
+    uint8_t elig = 0;
+    for (size_t q = 0; q < kQueues; ++q)
+      if (has(cand, q) && ready[q] <= t) elig |= bit(q);
+    Dwrr d = m_dwrr;
+    const int c = choose(d, elig, backlogged, head_bytes, nullptr);  // >= 0: elig is not empty
+    const uint64_t at = m_pshaper.ready_ps(head_bytes[static_cast<size_t>(c)], t);
+    if (i + 1 < n && at >= times[i + 1]) continue;  // the eligible set (and maybe the choice) changes first
+    return at;
+  }
+  return kNever;  // not reached
+}
+
+}  // namespace rocesim::sched
