@@ -10,6 +10,12 @@ namespace rocesim::host {
 using namespace sc_core;
 namespace pk = rocesim::packet;
 
+namespace {
+constexpr uint8_t kAckSyndrome = 0x1f;  // ACK, unlimited credits (IBTA 9.7.5.1)
+constexpr uint8_t kNakPsnSeqError = 0x60;
+constexpr uint32_t kGsiQp = 1;
+}  // namespace
+
 Host::Host(sc_module_name name, const HostConfig& cfg, link::Ledger& ledger)
     : sc_module(name), mac("mac", 0, cfg.port, ledger), tx_out("tx_out"), rx_in("rx_in"), m_cfg(cfg), m_ledger(ledger) {
   tx_out.bind(static_cast<link::pkt_bw_if&>(*this));
@@ -22,6 +28,9 @@ Host::Host(sc_module_name name, const HostConfig& cfg, link::Ledger& ledger)
   dont_initialize();
   SC_METHOD(on_storm);
   sensitive << m_storm_ev;
+  dont_initialize();
+  SC_METHOD(on_rto);
+  sensitive << m_rto_ev;
   dont_initialize();
 }
 
@@ -47,20 +56,31 @@ void Host::add_send_flow(FlowRecord* f, uint32_t peer_ip, pk::Mac peer_mac) {
   s.rec = f;
   s.peer_ip = peer_ip;
   s.peer_mac = peer_mac;
+  s.ppm = static_cast<uint32_t>((f->message_bytes + m_cfg.mtu - 1) / m_cfg.mtu);
+  s.total_pkts = static_cast<uint64_t>(s.ppm) * f->messages;
   s.next_ps = f->start_ps;
+  s.established = !(m_cfg.rc && m_cfg.cm);
   // RoCEv2 puts flow entropy in the UDP source port (IBTA Annex A17); keep it in 0xC000..0xFFFF.
   s.udp_sport = static_cast<uint16_t>(0xC000 | (core::fnv1a64(std::to_string(f->src_qp) + ":" + std::to_string(f->dst_qp) +
                                                               ":" + std::to_string(f->src)) & 0x3fff));
+  const size_t qi = f->src_qp - kFirstQp;
+  if (m_send_by_qp.size() <= qi) m_send_by_qp.resize(qi + 1, -1);
+  m_send_by_qp[qi] = static_cast<int>(m_send.size());
   m_send.push_back(s);
   // Wake at the earliest flow start; SystemC keeps the earliest pending notification.
   m_wake_ev.notify(core::ps(f->start_ps));
   m_wake_at = std::min(m_wake_at, f->start_ps);
 }
 
-void Host::add_recv_flow(FlowRecord* f) {
+void Host::add_recv_flow(FlowRecord* f, uint32_t peer_ip, pk::Mac peer_mac) {
   const size_t idx = f->dst_qp - kFirstQp;
-  if (m_recv.size() <= idx) m_recv.resize(idx + 1, RecvState{nullptr});
-  m_recv[idx].rec = f;
+  if (m_recv.size() <= idx) m_recv.resize(idx + 1);
+  RecvState& r = m_recv[idx];
+  r.rec = f;
+  r.peer_ip = peer_ip;
+  r.peer_mac = peer_mac;
+  r.udp_sport = static_cast<uint16_t>(0xC000 | (core::fnv1a64("ack:" + std::to_string(f->dst_qp) + ":" +
+                                                              std::to_string(f->dst)) & 0x3fff));
 }
 
 void Host::on_wake() {
@@ -69,24 +89,33 @@ void Host::on_wake() {
   mac.kick();
 }
 
-pk::Packet* Host::make_packet(SendState& s) {
+uint64_t Host::psn_to_index(uint64_t base, uint32_t psn) const {
+  // The index with PSN `psn` nearest to base (PSNs wrap at 2^24).
+  const int32_t d = static_cast<int32_t>(((psn - static_cast<uint32_t>(base)) & 0xffffff) << 8) >> 8;
+  return static_cast<uint64_t>(static_cast<int64_t>(base) + d);
+}
+
+pk::Packet* Host::make_packet(SendState& s, uint64_t idx) {
   FlowRecord& r = *s.rec;
-  const uint64_t left_in_msg = r.message_bytes - s.msg_offset;
-  const uint32_t len = static_cast<uint32_t>(std::min<uint64_t>(left_in_msg, m_cfg.mtu));
-  const bool first = s.msg_offset == 0;
-  const bool last = len == left_in_msg;
+  const uint64_t msg = idx / s.ppm;
+  const uint64_t seg = idx % s.ppm;
+  const uint64_t offset = seg * m_cfg.mtu;
+  const uint32_t len = static_cast<uint32_t>(std::min<uint64_t>(r.message_bytes - offset, m_cfg.mtu));
+  const bool first = seg == 0;
+  const bool last = seg + 1 == s.ppm;
 
   pk::BthSpec bth;
   bth.opcode = first && last ? pk::op::kWriteOnly
                : first       ? pk::op::kWriteFirst
                : last        ? pk::op::kWriteLast
                              : pk::op::kWriteMiddle;
-  bth.ackreq = last;  // request an ACK at message end, as RC NICs do
+  // Request an ACK at message end, and every ack_every packets under RC.
+  bth.ackreq = last || (m_cfg.rc && (idx + 1) % m_cfg.ack_every == 0);
   bth.pad_count = pk::ib_pad_count(len);  // payload + pad is a multiple of 4 (IBTA 9.2.1)
   bth.dest_qp = r.dst_qp;
-  bth.psn = s.psn;
+  bth.psn = static_cast<uint32_t>(idx & 0xffffff);
   pk::RethSpec reth;
-  reth.va = 0x10000000ull + static_cast<uint64_t>(s.msg_index) * r.message_bytes;
+  reth.va = 0x10000000ull + msg * r.message_bytes;
   reth.rkey = 0x1000 + r.dst_qp;
   reth.dma_len = static_cast<uint32_t>(std::min<uint64_t>(r.message_bytes, UINT32_MAX));
 
@@ -107,17 +136,92 @@ pk::Packet* Host::make_packet(SendState& s) {
   p->flow_id = r.id;
   p->created_ps = core::now_ps();
   p->prio = r.pcp;
-
-  s.psn = (s.psn + 1) & 0xffffff;
-  s.msg_offset += len;
-  r.bytes_sent += len;
   ++r.packets_sent;
-  r.wire_bytes_sent += p->wire_bytes();
-  if (last) {
-    s.msg_offset = 0;
-    ++s.msg_index;
+  if (idx < s.high_sent) {
+    ++r.retransmitted;
+  } else {
+    r.bytes_sent += len;
+    r.wire_bytes_sent += p->wire_bytes();
+    s.high_sent = idx + 1;
   }
   return p;
+}
+
+void Host::queue_ctrl(pk::Packet* p) {
+  m_ctrl.push_back(p);
+  mac.kick();
+}
+
+void Host::send_ack(RecvState& st, uint32_t psn, uint8_t syndrome) {
+  const FlowRecord& r = *st.rec;
+  pk::EthSpec eth;
+  eth.dst = st.peer_mac;
+  eth.src = m_cfg.mac;
+  eth.vlan = m_cfg.vlan;
+  eth.pcp = r.pcp;
+  pk::Ipv4Spec ip;
+  ip.src = m_cfg.ip;
+  ip.dst = st.peer_ip;
+  ip.dscp = r.dscp;
+  ip.ecn = m_cfg.ecn;
+  pk::BthSpec bth;
+  bth.opcode = pk::op::kAck;
+  bth.dest_qp = r.src_qp;
+  bth.psn = psn & 0xffffff;
+  pk::AethSpec aeth;
+  aeth.syndrome = syndrome;
+  aeth.msn = static_cast<uint32_t>(r.messages_received & 0xffffff);
+  pk::Packet* p = m_ledger.create();
+  pk::build_roce(*p, eth, ip, st.udp_sport, bth, nullptr, &aeth, 0);
+  p->created_ps = core::now_ps();
+  p->prio = r.pcp;
+  queue_ctrl(p);
+}
+
+void Host::send_cnp(RecvState& st) {
+  FlowRecord& r = *st.rec;
+  pk::EthSpec eth;
+  eth.dst = st.peer_mac;
+  eth.src = m_cfg.mac;
+  eth.vlan = m_cfg.vlan;
+  eth.pcp = m_cfg.cnp_pcp;
+  pk::Ipv4Spec ip;
+  ip.src = m_cfg.ip;
+  ip.dst = st.peer_ip;
+  ip.dscp = m_cfg.cnp_dscp;
+  ip.ecn = 0b10;
+  pk::Packet* p = m_ledger.create();
+  pk::build_cnp(*p, eth, ip, st.udp_sport, r.src_qp);
+  p->created_ps = core::now_ps();
+  p->prio = m_cfg.cnp_pcp;
+  ++r.cnps_sent;
+  queue_ctrl(p);
+}
+
+void Host::send_cm(uint16_t attr, const FlowRecord& f, uint32_t peer_ip, pk::Mac peer_mac, bool from_sender) {
+  pk::EthSpec eth;
+  eth.dst = peer_mac;
+  eth.src = m_cfg.mac;
+  eth.vlan = m_cfg.vlan;
+  eth.pcp = f.pcp;
+  pk::Ipv4Spec ip;
+  ip.src = m_cfg.ip;
+  ip.dst = peer_ip;
+  ip.dscp = f.dscp;
+  ip.ecn = 0;
+  pk::CmSpec cm;
+  cm.attr_id = attr;
+  cm.tid = 0x524f4345ull << 16 | f.id;  // "ROCE" + flow id
+  // Communication ids: the sender's is 2*id+1, the receiver's 2*id+2.
+  cm.local_comm_id = from_sender ? 2 * f.id + 1 : 2 * f.id + 2;
+  cm.remote_comm_id = attr == pk::cm::kReq ? 0 : (from_sender ? 2 * f.id + 2 : 2 * f.id + 1);
+  cm.local_qpn = from_sender ? f.src_qp : f.dst_qp;
+  cm.starting_psn = 0;
+  pk::Packet* p = m_ledger.create();
+  pk::build_cm(*p, eth, ip, 0xC000 | (f.id & 0x3fff), cm);
+  p->created_ps = core::now_ps();
+  p->prio = f.pcp;
+  queue_ctrl(p);
 }
 
 void Host::on_tx_ready(uint32_t) {
@@ -129,25 +233,51 @@ void Host::on_tx_ready(uint32_t) {
 
 pk::Packet* Host::next_frame() {
   const uint64_t now = core::now_ps();
+  // Control frames first (ACK/NAK, CNP, CM), unless their priority is paused.
+  const uint8_t paused = mac.paused_mask();
+  if (!m_ctrl.empty() && !(paused >> m_ctrl.front()->prio & 1)) {
+    pk::Packet* p = m_ctrl.front();
+    m_ctrl.pop_front();
+    return p;
+  }
   const size_t n = m_send.size();
   uint64_t earliest = UINT64_MAX;
-  // Priorities paused by the switch (PFC): their flows wait; the MAC kicks us
-  // when a pause ends.
-  const uint8_t paused = n ? mac.paused_mask() : 0;
   for (size_t k = 0; k < n; ++k) {
     SendState& s = m_send[(m_rr + k) % n];
-    if (s.rec->bytes_sent >= s.rec->total_bytes()) continue;
-    if (paused >> s.rec->pcp & 1) continue;
+    FlowRecord& r = *s.rec;
     if (s.next_ps > now) {
-      earliest = std::min(earliest, s.next_ps);
+      if (s.snd_nxt < s.total_pkts) earliest = std::min(earliest, s.next_ps);
       continue;
     }
+    if (m_cfg.rc && !s.established) {
+      // Connection setup: a REQ at the flow's start, repeated after a timeout.
+      if (s.cm_sent_ps == 0 || now - s.cm_sent_ps >= m_cfg.rto_ps) {
+        s.cm_sent_ps = std::max<uint64_t>(now, 1);
+        send_cm(pk::cm::kReq, r, s.peer_ip, s.peer_mac, true);
+        arm_rto(now + m_cfg.rto_ps);
+      }
+      continue;
+    }
+    if (s.snd_nxt >= s.total_pkts) continue;
+    if (paused >> r.pcp & 1) continue;  // PFC: the MAC kicks us when the pause ends
+    if (m_cfg.rc && s.snd_nxt - s.snd_una >= m_cfg.max_outstanding) continue;  // waits for ACKs
     m_rr = (m_rr + k + 1) % n;
-    if (s.rec->first_tx_ps == UINT64_MAX) s.rec->first_tx_ps = now;
-    pk::Packet* p = make_packet(s);
+    if (r.first_tx_ps == UINT64_MAX) r.first_tx_ps = now;
+    pk::Packet* p = make_packet(s, s.snd_nxt);
+    ++s.snd_nxt;
+    if (m_cfg.rc) {
+      if (s.snd_una + 1 == s.snd_nxt) s.progress_ps = now;  // first outstanding packet: the timer starts
+      arm_rto(s.progress_ps + m_cfg.rto_ps);
+    }
     // Pace at the flow's rate on wire bytes; a flow stalled behind others does
     // not earn a burst (next start counts from now at the latest).
-    s.next_ps = std::max(s.next_ps, now) + core::serialization_ps(p->wire_bytes(), s.rec->rate_bps);
+    s.next_ps = std::max(s.next_ps, now) + core::serialization_ps(p->wire_bytes(), r.rate_bps);
+    return p;
+  }
+  if (!m_ctrl.empty()) {  // queued above (a CM REQ), or paused: the MAC kicks us on resume
+    if (paused >> m_ctrl.front()->prio & 1) return nullptr;
+    pk::Packet* p = m_ctrl.front();
+    m_ctrl.pop_front();
     return p;
   }
   if (earliest != UINT64_MAX && earliest < m_wake_at) {
@@ -157,13 +287,171 @@ pk::Packet* Host::next_frame() {
   return nullptr;
 }
 
+void Host::arm_rto(uint64_t t_ps) {
+  if (t_ps >= m_rto_at) return;
+  m_rto_at = t_ps;
+  m_rto_ev.notify(core::ps(t_ps - core::now_ps()));
+}
+
+void Host::on_rto() {
+  m_ledger.count_event();
+  const uint64_t now = core::now_ps();
+  m_rto_at = UINT64_MAX;
+  uint64_t next = UINT64_MAX;
+  bool kick = false;
+  for (SendState& s : m_send) {
+    if (!s.established) {
+      if (s.cm_sent_ps && s.rec->start_ps <= now) {
+        kick = true;  // next_frame re-sends the REQ when it is due
+        next = std::min(next, s.cm_sent_ps + m_cfg.rto_ps);
+      }
+      continue;
+    }
+    if (s.done || s.snd_una == s.snd_nxt) continue;
+    if (now - s.progress_ps >= m_cfg.rto_ps) {
+      // Timeout: go back to the oldest unacknowledged packet.
+      ++s.rec->timeouts;
+      s.snd_nxt = s.snd_una;
+      s.progress_ps = now;
+      kick = true;
+    }
+    next = std::min(next, s.progress_ps + m_cfg.rto_ps);
+  }
+  if (next != UINT64_MAX) arm_rto(std::max(next, now + 1));
+  if (kick) mac.kick();
+}
+
+void Host::flow_received(FlowRecord& r) {
+  if (r.done()) return;
+  r.finish_ps = core::now_ps();
+  if (m_listener) m_listener->on_flow_done(r);
+}
+
+void Host::on_data(RecvState& st, const pk::Meta& m) {
+  FlowRecord& r = *st.rec;
+  ++r.packets_received;
+  if (m.ecn == 0b11 && m_cfg.rc) {
+    // NP: one CNP per QP per min_time_between_cnps (DCQCN; NVIDIA 4 us).
+    const uint64_t now = core::now_ps();
+    if (st.last_cnp_ps == UINT64_MAX || now - st.last_cnp_ps >= m_cfg.min_time_between_cnps_ps) {
+      st.last_cnp_ps = now;
+      send_cnp(st);
+    }
+  }
+  const bool msg_end = m.opcode == pk::op::kWriteLast || m.opcode == pk::op::kWriteOnly;
+  if (!m_cfg.rc) {
+    if (m.psn != st.expected_psn) ++r.psn_errors;
+    st.expected_psn = (m.psn + 1) & 0xffffff;
+    r.bytes_received += m.l4_payload_len;
+    if (msg_end) ++r.messages_received;
+    if (r.bytes_received >= r.total_bytes() && r.messages_received >= r.messages) flow_received(r);
+    return;
+  }
+  const uint64_t idx = psn_to_index(st.epsn, m.psn);
+  if (idx == st.epsn) {
+    ++st.epsn;
+    st.nak_outstanding = false;
+    r.bytes_received += m.l4_payload_len;
+    if (msg_end) ++r.messages_received;
+    const bool complete = r.bytes_received >= r.total_bytes();
+    if (m.ackreq || ++st.since_ack >= m_cfg.ack_every || complete) {
+      st.since_ack = 0;
+      send_ack(st, m.psn, kAckSyndrome);
+    }
+    if (complete) flow_received(r);
+  } else if (idx > st.epsn) {
+    // A gap: NAK the expected PSN once; the sender goes back N.
+    ++r.psn_errors;
+    if (!st.nak_outstanding) {
+      st.nak_outstanding = true;
+      send_ack(st, static_cast<uint32_t>(st.epsn & 0xffffff), kNakPsnSeqError);
+    }
+  } else {
+    // A duplicate (after a go-back-N): acknowledge what we have.
+    send_ack(st, static_cast<uint32_t>((st.epsn - 1) & 0xffffff), kAckSyndrome);
+  }
+}
+
+void Host::on_ack(const pk::Meta& m) {
+  const size_t qi = m.dest_qp - kFirstQp;
+  if (m.dest_qp < kFirstQp || qi >= m_send_by_qp.size() || m_send_by_qp[qi] < 0) return;
+  SendState& s = m_send[static_cast<size_t>(m_send_by_qp[qi])];
+  FlowRecord& r = *s.rec;
+  const uint64_t now = core::now_ps();
+  if (m.aeth_syndrome >> 5 == 0) {  // ACK: everything up to psn received
+    const uint64_t idx = psn_to_index(s.snd_una, m.psn) + 1;
+    if (idx > s.snd_una && idx <= s.high_sent) {
+      s.snd_una = idx;
+      s.progress_ps = now;
+      if (s.snd_nxt < s.snd_una) s.snd_nxt = s.snd_una;
+      if (s.snd_una >= s.total_pkts && !s.done) {
+        s.done = true;
+        r.acked_ps = now;
+      }
+      mac.kick();  // the window may have opened
+    }
+  } else if (m.aeth_syndrome == kNakPsnSeqError) {
+    ++r.naks_received;
+    const uint64_t idx = psn_to_index(s.snd_una, m.psn);
+    if (idx >= s.snd_una && idx <= s.high_sent) {
+      s.snd_una = idx;
+      s.snd_nxt = idx;  // go back N
+      s.progress_ps = now;
+      mac.kick();
+    }
+  }
+}
+
+void Host::on_cm(const pk::Meta& m) {
+  const uint32_t fid = (m.cm_local_comm_id - 1) / 2;
+  if (m.cm_attr_id == pk::cm::kReq) {
+    // Receiver side: find the flow by the sender's QP and address, answer REP.
+    for (RecvState& st : m_recv) {
+      if (!st.rec || st.rec->id != fid || st.peer_ip != m.src_ip || st.rec->src_qp != m.cm_local_qpn) continue;
+      send_cm(pk::cm::kRep, *st.rec, st.peer_ip, st.peer_mac, false);
+      return;
+    }
+  } else if (m.cm_attr_id == pk::cm::kRep) {
+    const uint32_t sfid = (m.cm_remote_comm_id - 1) / 2;
+    for (SendState& s : m_send) {
+      if (s.rec->id != sfid || s.established) continue;
+      s.established = true;
+      send_cm(pk::cm::kRtu, *s.rec, s.peer_ip, s.peer_mac, true);
+      mac.kick();
+      return;
+    }
+  }
+  // RTU (and duplicates): nothing to do; data is accepted once it arrives.
+}
+
 void Host::b_transport(pk::Packet& pkt, sc_time&) {
   pk::Packet* p = &pkt;
-  const uint64_t first_bit_ps = p->rx_first_bit_ps;
   const pk::Meta& m = p->meta;
-  if (m.kind != pk::FrameKind::roce || m.dst_ip != m_cfg.ip) {
+  if (m.dst_ip != m_cfg.ip) {
     ++m_unexpected;
     m_ledger.drop(p, pk::DropReason::no_route);
+    return;
+  }
+  if (m.kind == pk::FrameKind::cm && m_cfg.rc) {
+    on_cm(m);
+    m_ledger.deliver(p);
+    return;
+  }
+  if (m.kind == pk::FrameKind::cnp) {
+    const size_t qi = m.dest_qp - kFirstQp;
+    if (m.dest_qp >= kFirstQp && qi < m_send_by_qp.size() && m_send_by_qp[qi] >= 0)
+      ++m_send[static_cast<size_t>(m_send_by_qp[qi])].rec->cnps_received;
+    m_ledger.deliver(p);
+    return;
+  }
+  if (m.kind != pk::FrameKind::roce) {
+    ++m_unexpected;
+    m_ledger.drop(p, pk::DropReason::no_route);
+    return;
+  }
+  if (m.opcode == pk::op::kAck) {
+    on_ack(m);
+    m_ledger.deliver(p);
     return;
   }
   const size_t idx = m.dest_qp - kFirstQp;
@@ -173,19 +461,9 @@ void Host::b_transport(pk::Packet& pkt, sc_time&) {
     return;
   }
   RecvState& st = m_recv[idx];
-  FlowRecord& r = *st.rec;
-  if (r.first_rx_ps == UINT64_MAX) r.first_rx_ps = first_bit_ps;
-  if (m.psn != st.expected_psn) ++r.psn_errors;
-  st.expected_psn = (m.psn + 1) & 0xffffff;
-  ++r.packets_received;
-  r.bytes_received += m.l4_payload_len;
-  const bool msg_end = m.opcode == pk::op::kWriteLast || m.opcode == pk::op::kWriteOnly;
-  if (msg_end) ++r.messages_received;
+  if (st.rec->first_rx_ps == UINT64_MAX) st.rec->first_rx_ps = p->rx_first_bit_ps;
+  on_data(st, m);
   m_ledger.deliver(p);
-  if (!r.done() && r.bytes_received >= r.total_bytes() && r.messages_received >= r.messages) {
-    r.finish_ps = core::now_ps();
-    if (m_listener) m_listener->on_flow_done(r);
-  }
 }
 
 }  // namespace rocesim::host

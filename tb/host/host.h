@@ -1,6 +1,14 @@
-// A host with one NIC port: an open-loop RDMA WRITE sender and a receiver that
-// checks PSN order and counts bytes. (The RC transport with ACKs, go-back-N and
-// DCQCN replaces the sender in tb/nic/.)
+// A host with one NIC port running RDMA WRITE flows, each on its own queue
+// pair, in one of two transports:
+//   rc:        RoCEv2 Reliable Connection: CM REQ/REP/RTU to QP1 before data,
+//              PSNs, AckReq at message end and every ack_every packets,
+//              coalesced ACKs, NAK (PSN sequence error) on a gap and go-back-N
+//              at the sender, a retransmission timeout, a limit on
+//              outstanding packets; CNPs for CE-marked packets.
+//   open_loop: the sender paces packets at its rate and never waits; the
+//              receiver counts bytes and PSN errors (no ACKs).
+// Several QPs share the port round-robin (byte-fair at equal rates); each is
+// paced at its own rate. Paused priorities (PFC) wait.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +18,7 @@
 #include <systemc>
 
 #include "link/ledger.h"
+#include "core/ring.h"
 #include "link/mac.h"
 #include "packet/build.h"
 
@@ -37,6 +46,12 @@ struct FlowRecord {
   uint64_t messages_received = 0;
   uint64_t finish_ps = UINT64_MAX;     // last bit of the last byte in; UINT64_MAX if not done
   uint64_t first_rx_ps = UINT64_MAX;   // first bit of the first packet at the receiver
+  // RC transport.
+  uint64_t retransmitted = 0;          // data packets sent again (go-back-N, timeout)
+  uint64_t timeouts = 0;
+  uint64_t naks_received = 0;
+  uint64_t cnps_received = 0, cnps_sent = 0;
+  uint64_t acked_ps = UINT64_MAX;      // sender saw the last byte acknowledged
   uint64_t total_bytes() const { return message_bytes * messages; }
   bool done() const { return finish_ps != UINT64_MAX; }
 };
@@ -49,6 +64,14 @@ struct HostConfig {
   bool vlan = true;
   uint8_t pcp = 3, dscp = 26, ecn = 2;
   link::MacConfig port;
+  // Transport.
+  bool rc = false;                     // RC transport; else open loop
+  bool cm = true;                      // RC: connection setup with CM MADs before data
+  uint32_t ack_every = 16;             // RC: AckReq / ACK coalescing, packets
+  uint32_t max_outstanding = 1024;     // RC: packets sent and not acknowledged
+  uint64_t rto_ps = 4194304000;        // RC: retransmission timeout: IBTA local ACK timeout 10 (4.096 us x 2^10)
+  uint8_t cnp_pcp = 6, cnp_dscp = 48;  // CNPs go out on priority 6 / DSCP 48
+  uint64_t min_time_between_cnps_ps = 4000000;  // NP: at most one CNP per QP per this (NVIDIA 4 us)
 };
 
 // Called when a flow completes at its receiver.
@@ -72,7 +95,7 @@ class Host : public sc_core::sc_module,
 
   // Flows this host sends (peer_ip/peer_mac: the receiver's addresses).
   void add_send_flow(FlowRecord* f, uint32_t peer_ip, packet::Mac peer_mac);
-  void add_recv_flow(FlowRecord* f);
+  void add_recv_flow(FlowRecord* f, uint32_t peer_ip, packet::Mac peer_mac);
   void set_listener(FlowListener* l) { m_listener = l; }
   // A PFC storm: from start_ps on, keep the switch port paused on `prio`
   // (XOFF with `quanta`, refreshed at half the pause time), as a NIC that
@@ -81,36 +104,67 @@ class Host : public sc_core::sc_module,
 
   const HostConfig& config() const { return m_cfg; }
   uint64_t unexpected_frames() const { return m_unexpected; }
+  // Frames this host holds: its MAC's, and control frames waiting to be sent.
+  size_t frames_held() const { return mac.frames_held() + m_ctrl.size(); }
 
   void on_tx_ready(uint32_t port) override;
   // A received, checked frame from the MAC (delay zero: it has arrived).
   void b_transport(packet::Packet& p, sc_core::sc_time& delay) override;
 
  private:
+  // Packets are numbered 0..total_pkts-1 within a flow; PSN = index mod 2^24.
   struct SendState {
     FlowRecord* rec;
     uint32_t peer_ip;
     packet::Mac peer_mac;
-    uint32_t msg_index = 0;
-    uint64_t msg_offset = 0;
-    uint32_t psn = 0;
+    uint32_t ppm = 1;                  // packets per message
+    uint64_t total_pkts = 0;
+    uint64_t snd_nxt = 0;              // next packet to send
+    uint64_t snd_una = 0;              // oldest unacknowledged (RC)
+    uint64_t high_sent = 0;            // packets ever sent (beyond: first transmissions)
     uint64_t next_ps = 0;              // pacing: earliest start of the next packet
+    uint64_t progress_ps = 0;          // RC: last ACK progress (for the timeout)
+    uint64_t cm_sent_ps = 0;
+    bool established = false;          // RC: CM handshake done (open loop: always)
+    bool done = false;                 // RC: everything acknowledged
     uint16_t udp_sport = 0;
   };
   struct RecvState {
-    FlowRecord* rec;
-    uint32_t expected_psn = 0;
-    uint64_t msg_bytes = 0;
+    FlowRecord* rec = nullptr;
+    uint32_t peer_ip = 0;
+    packet::Mac peer_mac = 0;
+    uint16_t udp_sport = 0;
+    uint64_t epsn = 0;                 // next expected packet index (RC)
+    uint32_t expected_psn = 0;         // open loop: next expected PSN
+    uint32_t since_ack = 0;
+    bool nak_outstanding = false;
+    uint64_t last_cnp_ps = UINT64_MAX;
   };
   void on_wake();
   void on_storm();
-  packet::Packet* make_packet(SendState& s);
+  void on_rto();
+  packet::Packet* make_packet(SendState& s, uint64_t idx);
   packet::Packet* next_frame();
+  // RC control frames (ACK/NAK, CNP, CM) go out ahead of data.
+  void queue_ctrl(packet::Packet* p);
+  void send_ack(RecvState& r, uint32_t psn, uint8_t syndrome);
+  void send_cnp(RecvState& r);
+  void send_cm(uint16_t attr, const FlowRecord& f, uint32_t peer_ip, packet::Mac peer_mac, bool from_sender);
+  void on_data(RecvState& st, const packet::Meta& m);
+  void on_ack(const packet::Meta& m);
+  void on_cm(const packet::Meta& m);
+  void arm_rto(uint64_t t_ps);
+  void flow_received(FlowRecord& r);
+  uint64_t psn_to_index(uint64_t base, uint32_t psn) const;
 
   HostConfig m_cfg;
   link::Ledger& m_ledger;
   std::vector<SendState> m_send;
   std::vector<RecvState> m_recv;       // indexed by dst_qp - kFirstQp
+  std::vector<int> m_send_by_qp;       // src_qp - kFirstQp -> index into m_send, or -1
+  core::Ring<packet::Packet*> m_ctrl{16};
+  sc_core::sc_event m_rto_ev;
+  uint64_t m_rto_at = UINT64_MAX;
   size_t m_rr = 0;                     // round-robin position among send flows
   sc_core::sc_event m_wake_ev;
   sc_core::sc_event m_storm_ev;

@@ -47,6 +47,12 @@ host::HostConfig host_config(const Scenario& s, uint32_t i, uint32_t ip, packet:
   hc.port.rate_bps = rate;
   hc.port.checks.check_fcs = s.links.check_fcs;
   hc.port.checks.check_icrc = s.links.check_icrc;
+  hc.rc = s.hosts.rc;
+  hc.cm = s.hosts.cm;
+  hc.ack_every = s.hosts.ack_every;
+  hc.max_outstanding = s.hosts.max_outstanding;
+  hc.rto_ps = s.hosts.rto_ps;
+  hc.min_time_between_cnps_ps = s.hosts.min_time_between_cnps_ps;
   hc.port.honor_pause = s.pfc.enabled;
   hc.port.pause_response_ps = s.pfc.response_ps;
   return hc;
@@ -137,7 +143,8 @@ Fabric::Fabric(sc_module_name name, const Scenario& s) : sc_module(name), m_s(s)
   for (host::FlowRecord& r : m_flows) {
     const host::HostConfig& dst = m_hosts[r.dst]->config();
     m_hosts[r.src]->add_send_flow(&r, dst.ip, dst.mac);
-    m_hosts[r.dst]->add_recv_flow(&r);
+    const host::HostConfig& src = m_hosts[r.src]->config();
+    m_hosts[r.dst]->add_recv_flow(&r, src.ip, src.mac);
   }
   m_flows_left = m_flows.size();
 
@@ -194,7 +201,9 @@ uint64_t Fabric::ideal_fct_ps(const host::FlowRecord& r) const {
   // flow ends with its last bit), plus the unloaded path: exact for an isolated
   // flow on the direct topology.
   const uint64_t bytes = r.wire_bytes_sent > packet::kIfgBytes ? r.wire_bytes_sent - packet::kIfgBytes : 0;
-  return core::serialization_ps(bytes, m_flow_bottleneck[r.id]) + m_flow_base_ps[r.id];
+  // RC with connection setup: the CM REQ/REP round trip comes first.
+  const uint64_t setup = m_s.hosts.rc && m_s.hosts.cm ? 2 * m_flow_base_ps[r.id] : 0;
+  return setup + core::serialization_ps(bytes, m_flow_bottleneck[r.id]) + m_flow_base_ps[r.id];
 }
 
 link::Mac* Fabric::find_mac(const std::string& node, uint32_t port, std::string& why) const {
@@ -332,7 +341,7 @@ void Fabric::on_flow_done(host::FlowRecord&) {
 
 size_t Fabric::frames_held() const {
   size_t n = 0;
-  for (const auto& h : m_hosts) n += h->mac.frames_held();
+  for (const auto& h : m_hosts) n += h->frames_held();
   for (const auto& s : m_switches) n += s->frames_held();
   return n;
 }

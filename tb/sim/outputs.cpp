@@ -1,6 +1,9 @@
 #include "sim/outputs.h"
 
+#include <algorithm>
 #include <cinttypes>
+#include <cmath>
+#include <vector>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -118,6 +121,55 @@ std::string summary_json(Fabric& f, const RunResult& r) {
   }
   o << "  \"flows\": {\"total\": " << f.flows().size() << ", \"completed\": " << completed
     << ", \"payload_bytes_delivered\": " << bytes << ", \"psn_errors\": " << psn_errors << "},\n";
+  // FCT slowdown percentiles, overall and per flow-size bucket (nearest rank).
+  {
+    struct Bucket {
+      uint64_t max_bytes;
+      std::vector<double> v;
+    };
+    std::vector<Bucket> buckets{{10000, {}}, {100000, {}}, {1000000, {}}, {10000000, {}}, {UINT64_MAX, {}}};
+    std::vector<double> all;
+    for (const auto& fr : f.flows()) {
+      if (!fr.done()) continue;
+      const uint64_t ideal = f.ideal_fct_ps(fr);
+      double slow = ideal ? static_cast<double>(fr.finish_ps - fr.start_ps) / static_cast<double>(ideal) : 1.0;
+      if (slow < 1.0) slow = 1.0;
+      all.push_back(slow);
+      for (Bucket& b : buckets)
+        if (fr.total_bytes() < b.max_bytes) {
+          b.v.push_back(slow);
+          break;
+        }
+    }
+    auto pct = [](std::vector<double>& v, double p) {
+      if (v.empty()) return std::string("null");
+      std::sort(v.begin(), v.end());
+      const size_t rank = static_cast<size_t>(std::ceil(p * static_cast<double>(v.size())));
+      return num(v[rank ? rank - 1 : 0]);
+    };
+    o << "  \"fct\": {\"flows\": " << f.flows().size() << ", \"completed\": " << all.size()
+      << ", \"slowdown_p50\": " << pct(all, 0.50) << ", \"slowdown_p95\": " << pct(all, 0.95)
+      << ", \"slowdown_p99\": " << pct(all, 0.99) << ",\n    \"by_size\": [";
+    for (size_t i = 0; i < buckets.size(); ++i) {
+      Bucket& b = buckets[i];
+      o << (i ? ", " : "") << "{\"max_bytes\": "
+        << (b.max_bytes == UINT64_MAX ? std::string("null") : std::to_string(b.max_bytes))
+        << ", \"flows\": " << b.v.size() << ", \"slowdown_p50\": " << pct(b.v, 0.50)
+        << ", \"slowdown_p95\": " << pct(b.v, 0.95) << ", \"slowdown_p99\": " << pct(b.v, 0.99) << "}";
+    }
+    o << "]},\n";
+    uint64_t rtx = 0, cs = 0, cr = 0, to = 0, nk = 0;
+    for (const auto& fr : f.flows()) {
+      rtx += fr.retransmitted;
+      cs += fr.cnps_sent;
+      cr += fr.cnps_received;
+      to += fr.timeouts;
+      nk += fr.naks_received;
+    }
+    o << "  \"nic\": {\"transport\": \"" << (s.hosts.rc ? "rc" : "open_loop") << "\", \"retransmitted_packets\": " << rtx
+      << ", \"timeouts\": " << to << ", \"naks_received\": " << nk << ", \"cnps_sent\": " << cs
+      << ", \"cnps_received\": " << cr << "},\n";
+  }
   o << "  \"ports\": [";
   first = true;
   for (const auto& h : f.hosts()) port_json(o, first, h->basename(), h->mac, r.sim_time_ps);
@@ -259,7 +311,8 @@ std::string summary_json(Fabric& f, const RunResult& r) {
 std::string flows_csv(const Fabric& f) {
   std::ostringstream o;
   o << "flow_id,src,dst,src_qp,dst_qp,size_bytes,messages,rate_bps,start_ns,first_tx_ns,first_rx_ns,finish_ns,fct_ns,"
-       "ideal_fct_ns,slowdown,packets_sent,packets_received,bytes_received,psn_errors,completed\n";
+       "ideal_fct_ns,slowdown,packets_sent,packets_received,bytes_received,psn_errors,completed,retransmitted,timeouts,"
+       "naks_received,cnps_sent,cnps_received\n";
   for (const auto& r : f.flows()) {
     const uint64_t ideal = f.ideal_fct_ps(r);
     o << r.id << ",h" << r.src << ",h" << r.dst << "," << r.src_qp << "," << r.dst_qp << "," << r.total_bytes() << ","
@@ -277,7 +330,8 @@ std::string flows_csv(const Fabric& f) {
       o << ",," << ps_to_ns_text(ideal) << ",";
     }
     o << "," << r.packets_sent << "," << r.packets_received << "," << r.bytes_received << "," << r.psn_errors << ","
-      << (r.done() ? 1 : 0) << "\n";
+      << (r.done() ? 1 : 0) << "," << r.retransmitted << "," << r.timeouts << "," << r.naks_received << ","
+      << r.cnps_sent << "," << r.cnps_received << "\n";
   }
   return o.str();
 }

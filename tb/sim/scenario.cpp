@@ -145,6 +145,12 @@ void read_hosts(const CfgNode& n, HostsSection& h) {
   const std::string ecn = n.choice("ecn", h.ecn == 2 ? "ect0" : h.ecn == 1 ? "ect1" : "not_ect",
                                    {"ect0", "ect1", "not_ect"});
   h.ecn = ecn == "ect0" ? 2 : ecn == "ect1" ? 1 : 0;
+  h.rc = n.choice("transport", h.rc ? "rc" : "open_loop", {"rc", "open_loop"}) == "rc";
+  h.cm = n.boolean("cm", h.cm);
+  h.ack_every = static_cast<uint32_t>(n.integer("ack_every", h.ack_every, 1, 1 << 20));
+  h.max_outstanding = static_cast<uint32_t>(n.integer("max_outstanding", h.max_outstanding, 1, 1 << 23));
+  h.rto_ps = n.time("rto", h.rto_ps, 1000000, 3600ull * 1000000000000ull);
+  h.min_time_between_cnps_ps = n.time("min_time_between_cnps", h.min_time_between_cnps_ps, 0, 1000000000000ull);
   n.finish();
 }
 
@@ -309,6 +315,12 @@ std::string emit_resolved(const Scenario& s) {
   o << "  pcp: " << s.hosts.pcp << "\n";
   o << "  dscp: " << s.hosts.dscp << "\n";
   o << "  ecn: " << (s.hosts.ecn == 2 ? "ect0" : s.hosts.ecn == 1 ? "ect1" : "not_ect") << "\n";
+  o << "  transport: " << (s.hosts.rc ? "rc" : "open_loop") << "\n";
+  o << "  cm: " << (s.hosts.cm ? "true" : "false") << "\n";
+  o << "  ack_every: " << s.hosts.ack_every << "\n";
+  o << "  max_outstanding: " << s.hosts.max_outstanding << "\n";
+  o << "  rto: " << format_time(s.hosts.rto_ps) << "\n";
+  o << "  min_time_between_cnps: " << format_time(s.hosts.min_time_between_cnps_ps) << "\n";
   o << "switch:\n" << emit_switch(s.sw);
   o << "pfc:\n" << emit_pfc(s.pfc);
   if (s.pfc.headroom == PfcSpec::Headroom::automatic && !s.topo.switches.empty()) {

@@ -45,6 +45,12 @@ struct HostsSection {
   uint32_t pcp = 3;                   // RoCE on priority 3 (seed 000)
   uint32_t dscp = 26;
   uint32_t ecn = 2;                   // 2 = ECT(0), 1 = ECT(1), 0 = not-ECT
+  bool rc = false;                    // transport: rc or open_loop
+  bool cm = true;
+  uint32_t ack_every = 16;
+  uint32_t max_outstanding = 1024;
+  uint64_t rto_ps = 4194304000;       // IBTA local ACK timeout 10: 4.096 us x 2^10
+  uint64_t min_time_between_cnps_ps = 4000000;
 };
 
 struct StatsSection {

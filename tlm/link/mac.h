@@ -98,7 +98,7 @@ class Mac : public sc_core::sc_module {
   uint32_t port() const { return m_port; }
   const MacStats& stats() const { return m_stats; }
   // Frames held by this MAC (on their way in, not yet handed up).
-  size_t frames_held() const { return m_rx_fifo.size(); }
+  size_t frames_held() const { return m_rx_fifo.size() + m_ctrl.size(); }
 
  private:
   // Interface objects of the four sockets.
