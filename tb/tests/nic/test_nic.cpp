@@ -1,0 +1,110 @@
+// The RC transport end to end through the rocesim binary: connection setup
+// on the wire, loss recovery by go-back-N, CNP pacing at the receiver.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <regex>
+#include <sstream>
+#include <vector>
+
+#include "../sim/cli_util.h"
+
+using namespace clitest;
+
+namespace {
+
+double json_num(const std::string& json, const std::string& key) {
+  std::smatch m;
+  if (!std::regex_search(json, m, std::regex("\"" + key + "\": (-?[0-9.e+]+)"))) return -1;
+  return std::stod(m[1]);
+}
+
+std::vector<std::vector<std::string>> csv_rows(const std::string& text) {
+  std::vector<std::vector<std::string>> rows;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::stringstream ls(line);
+    std::string cell;
+    while (std::getline(ls, cell, ',')) f.push_back(cell);
+    rows.push_back(f);
+  }
+  return rows;
+}
+
+}  // namespace
+
+TEST(RcTransport, ConnectionSetupPrecedesDataOnTheWire) {
+  const std::string dir = temp_dir();
+  const Result r = rocesim("run " + src_dir() + "/configs/scenarios/default.yaml --out " + dir +
+                           " --set hosts.transport=rc --pcap h0:0 --quiet");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  // h0 sends REQ for its flow, receives h1's REQ and answers REP, then RTU on REP, then data.
+  const Result tx = sh("tshark -n -r " + dir + "/pcap/h0-p0-tx.pcap -c 4 -T fields -E separator=, "
+                       "-e infiniband.bth.opcode -e infiniband.bth.destqp -e infiniband.mad.attributeid");
+  ASSERT_EQ(tx.rc, 0) << tx.err;
+  const auto rows = csv_rows(tx.out);
+  ASSERT_EQ(rows.size(), 4u) << tx.out;
+  EXPECT_EQ(rows[0][0], "100") << "UD SEND_ONLY";
+  EXPECT_EQ(rows[0][1], "0x000001") << "to QP1 (GSI)";
+  EXPECT_EQ(rows[0][2], "0x0010") << "CM REQ first";
+  // Before the first data packet of h0's flow, h0 has sent an RTU.
+  std::string attrs;
+  for (const auto& f : rows) attrs += (f.size() > 2 ? f[2] : std::string("-")) + " ";
+  EXPECT_NE(attrs.find("0x0014"), std::string::npos) << attrs;
+  const std::string s = slurp(dir + "/summary.json");
+  EXPECT_EQ(json_num(s, "completed"), 2);
+  EXPECT_EQ(json_num(s, "retransmitted_packets"), 0);
+}
+
+TEST(RcTransport, LinkLossIsRecoveredByGoBackNAndEveryFlowCompletes) {
+  const std::string dir = temp_dir();
+  const Result r = rocesim("run " + src_dir() + "/configs/scenarios/default.yaml --out " + dir +
+                           " --set hosts.transport=rc --set links.loss=0.02 --set hosts.rto=50us"
+                           " --set sim.duration=20ms --quiet");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const std::string s = slurp(dir + "/summary.json");
+  EXPECT_EQ(json_num(s, "completed"), 2) << "every flow completes despite 2 % loss";
+  EXPECT_GT(json_num(s, "link_loss"), 0);
+  EXPECT_GT(json_num(s, "retransmitted_packets"), 0);
+  EXPECT_GT(json_num(s, "naks_received"), 0) << "gaps are NAKed and go back N";
+  EXPECT_EQ(json_num(s, "payload_bytes_delivered"), 16.0 * 65536 + 64.0 * 4096) << "exactly the data, once";
+  const auto rows = csv_rows(slurp(dir + "/flows.csv"));
+  ASSERT_EQ(rows.size(), 3u);
+  const auto& hdr = rows[0];
+  size_t col = 0;
+  while (col < hdr.size() && hdr[col] != "retransmitted") ++col;
+  ASSERT_LT(col, hdr.size());
+  EXPECT_GT(std::stoull(rows[1][col]) + std::stoull(rows[2][col]), 0u);
+}
+
+TEST(RcTransport, CnpsOnOneQpAreNoCloserThanTheMinimumInterval) {
+  // The PFC incast with ECN marking: the receiver h16 sends CNPs to each
+  // sender's QP; on the wire, two CNPs to the same QP are >= 4 us apart.
+  const std::string dir = temp_dir();
+  const Result r = rocesim("run " + src_dir() + "/configs/scenarios/pfc_incast.yaml --out " + dir +
+                           " --set hosts.transport=rc --pcap h16:0 --quiet");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const Result tx = sh("tshark -n -r " + dir + "/pcap/h16-p0-tx.pcap -Y 'infiniband.bth.opcode == 0x81' -T fields"
+                       " -E separator=, -e frame.time_epoch -e infiniband.bth.destqp -e vlan.priority -e ip.dsfield.dscp -e ip.dst");
+  ASSERT_EQ(tx.rc, 0) << tx.err;
+  std::map<std::string, double> last;
+  int cnps = 0;
+  double min_gap = 1e9;
+  for (const auto& f : csv_rows(tx.out)) {
+    ASSERT_EQ(f.size(), 5u);
+    EXPECT_EQ(f[2], "6") << "CNP on priority 6";
+    EXPECT_EQ(f[3], "48") << "CNP DSCP 48";
+    const double t = std::stod(f[0]);
+    const std::string qp = f[4] + "/" + f[1];  // a QP is (sender address, QP number)
+    auto it = last.find(qp);
+    if (it != last.end()) min_gap = std::min(min_gap, t - it->second);
+    last[qp] = t;
+    ++cnps;
+  }
+  EXPECT_GT(cnps, 100);
+  EXPECT_EQ(last.size(), 16u) << "every sender's QP got CNPs";
+  EXPECT_GE(min_gap, 4e-6 - 1e-9);
+  EXPECT_LT(min_gap, 4.5e-6) << "and as soon as allowed while marks keep coming";
+}
