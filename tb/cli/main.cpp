@@ -216,6 +216,7 @@ int run_main(int argc, char** argv) {
   io_ok = sim::write_file_atomic(a.out + "/config.resolved.yaml", sim::emit_resolved(scen)) && io_ok;
   io_ok = sim::write_file_atomic(a.out + "/flows.csv", sim::flows_csv(fabric)) && io_ok;
   io_ok = sim::write_file_atomic(a.out + "/pfc.csv", fabric.pfc_csv()) && io_ok;
+  if (fabric.has_cc_log()) io_ok = sim::write_file_atomic(a.out + "/cc.csv", fabric.cc_csv()) && io_ok;
   io_ok = sim::write_file_atomic(a.out + "/summary.json", sim::summary_json(fabric, res)) && io_ok;
   if (!io_ok) {
     std::cerr << "rocesim: writing outputs in " << a.out << " failed: " << std::strerror(errno) << "\n";

@@ -32,6 +32,35 @@ Host::Host(sc_module_name name, const HostConfig& cfg, link::Ledger& ledger)
   SC_METHOD(on_rto);
   sensitive << m_rto_ev;
   dont_initialize();
+  SC_METHOD(on_cc);
+  sensitive << m_cc_ev;
+  dont_initialize();
+}
+
+void Host::log_rp(void* ctx, const cc::RpSample& s) {
+  auto* h = static_cast<std::pair<Host*, uint32_t>*>(ctx);
+  if (h->first->m_cc_log) h->first->m_cc_log->push_back(CcSample{h->second, s});
+}
+
+void Host::arm_cc() {
+  uint64_t t = UINT64_MAX;
+  for (const SendState& s : m_send)
+    if (s.rp) t = std::min(t, s.rp->next_event_ps());
+  if (t == UINT64_MAX || t >= m_cc_at) return;
+  const uint64_t now = core::now_ps();
+  m_cc_at = std::max(t, now);
+  m_cc_ev.notify(core::ps(m_cc_at - now));
+}
+
+void Host::on_cc() {
+  // DCQCN timers (alpha decay, rate increase) at their exact times.
+  m_ledger.count_event();
+  const uint64_t now = core::now_ps();
+  m_cc_at = UINT64_MAX;
+  for (SendState& s : m_send)
+    if (s.rp) s.rp->advance(now);
+  arm_cc();
+  mac.kick();
 }
 
 void Host::start_pause_storm(uint64_t start_ps, uint8_t prio, uint16_t quanta) {
@@ -60,13 +89,23 @@ void Host::add_send_flow(FlowRecord* f, uint32_t peer_ip, pk::Mac peer_mac) {
   s.total_pkts = static_cast<uint64_t>(s.ppm) * f->messages;
   s.next_ps = f->start_ps;
   s.established = !(m_cfg.rc && m_cfg.cm);
+  if (m_cfg.rc && m_cfg.dcqcn) {
+    cc::DcqcnConfig c = m_cfg.dcqcn_cfg;
+    c.line_rate_bps = mac.rate_bps();
+    s.rp = std::make_unique<cc::DcqcnRp>(c);
+    if (m_cc_log) {
+      // The observer context lives as long as the host (a small vector of pairs, one per flow).
+      m_rp_ctx.push_back(std::make_unique<std::pair<Host*, uint32_t>>(this, f->id));
+      s.rp->set_observer(&Host::log_rp, m_rp_ctx.back().get());
+    }
+  }
   // RoCEv2 puts flow entropy in the UDP source port (IBTA Annex A17); keep it in 0xC000..0xFFFF.
   s.udp_sport = static_cast<uint16_t>(0xC000 | (core::fnv1a64(std::to_string(f->src_qp) + ":" + std::to_string(f->dst_qp) +
                                                               ":" + std::to_string(f->src)) & 0x3fff));
   const size_t qi = f->src_qp - kFirstQp;
   if (m_send_by_qp.size() <= qi) m_send_by_qp.resize(qi + 1, -1);
   m_send_by_qp[qi] = static_cast<int>(m_send.size());
-  m_send.push_back(s);
+  m_send.push_back(std::move(s));
   // Wake at the earliest flow start; SystemC keeps the earliest pending notification.
   m_wake_ev.notify(core::ps(f->start_ps));
   m_wake_at = std::min(m_wake_at, f->start_ps);
@@ -79,6 +118,7 @@ void Host::add_recv_flow(FlowRecord* f, uint32_t peer_ip, pk::Mac peer_mac) {
   r.rec = f;
   r.peer_ip = peer_ip;
   r.peer_mac = peer_mac;
+  r.np = cc::DcqcnNp(m_cfg.min_time_between_cnps_ps);
   r.udp_sport = static_cast<uint16_t>(0xC000 | (core::fnv1a64("ack:" + std::to_string(f->dst_qp) + ":" +
                                                               std::to_string(f->dst)) & 0x3fff));
 }
@@ -271,7 +311,13 @@ pk::Packet* Host::next_frame() {
     }
     // Pace at the flow's rate on wire bytes; a flow stalled behind others does
     // not earn a burst (next start counts from now at the latest).
-    s.next_ps = std::max(s.next_ps, now) + core::serialization_ps(p->wire_bytes(), r.rate_bps);
+    uint64_t rate = r.rate_bps;
+    if (s.rp) {
+      s.rp->on_bytes_sent(p->frame_len(), now);  // DCQCN's byte counter
+      rate = std::min(rate, s.rp->rate_bps());
+      arm_cc();
+    }
+    s.next_ps = std::max(s.next_ps, now) + core::serialization_ps(p->wire_bytes(), rate);
     return p;
   }
   if (!m_ctrl.empty()) {  // queued above (a CM REQ), or paused: the MAC kicks us on resume
@@ -330,14 +376,8 @@ void Host::flow_received(FlowRecord& r) {
 void Host::on_data(RecvState& st, const pk::Meta& m) {
   FlowRecord& r = *st.rec;
   ++r.packets_received;
-  if (m.ecn == 0b11 && m_cfg.rc) {
-    // NP: one CNP per QP per min_time_between_cnps (DCQCN; NVIDIA 4 us).
-    const uint64_t now = core::now_ps();
-    if (st.last_cnp_ps == UINT64_MAX || now - st.last_cnp_ps >= m_cfg.min_time_between_cnps_ps) {
-      st.last_cnp_ps = now;
-      send_cnp(st);
-    }
-  }
+  // NP: one CNP per QP per min_time_between_cnps (DCQCN; NVIDIA 4 us).
+  if (m.ecn == 0b11 && m_cfg.rc && st.np.on_ce_packet(core::now_ps())) send_cnp(st);
   const bool msg_end = m.opcode == pk::op::kWriteLast || m.opcode == pk::op::kWriteOnly;
   if (!m_cfg.rc) {
     if (m.psn != st.expected_psn) ++r.psn_errors;
@@ -439,8 +479,14 @@ void Host::b_transport(pk::Packet& pkt, sc_time&) {
   }
   if (m.kind == pk::FrameKind::cnp) {
     const size_t qi = m.dest_qp - kFirstQp;
-    if (m.dest_qp >= kFirstQp && qi < m_send_by_qp.size() && m_send_by_qp[qi] >= 0)
-      ++m_send[static_cast<size_t>(m_send_by_qp[qi])].rec->cnps_received;
+    if (m.dest_qp >= kFirstQp && qi < m_send_by_qp.size() && m_send_by_qp[qi] >= 0) {
+      SendState& s = m_send[static_cast<size_t>(m_send_by_qp[qi])];
+      ++s.rec->cnps_received;
+      if (s.rp) {
+        s.rp->on_cnp(core::now_ps());
+        arm_cc();
+      }
+    }
     m_ledger.deliver(p);
     return;
   }

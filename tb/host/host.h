@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,8 @@
 #include "link/ledger.h"
 #include "core/ring.h"
 #include "link/mac.h"
+#include "nic/cc/dcqcn_np.h"
+#include "nic/cc/dcqcn_rp.h"
 #include "packet/build.h"
 
 namespace rocesim::host {
@@ -72,6 +75,15 @@ struct HostConfig {
   uint64_t rto_ps = 4194304000;        // RC: retransmission timeout: IBTA local ACK timeout 10 (4.096 us x 2^10)
   uint8_t cnp_pcp = 6, cnp_dscp = 48;  // CNPs go out on priority 6 / DSCP 48
   uint64_t min_time_between_cnps_ps = 4000000;  // NP: at most one CNP per QP per this (NVIDIA 4 us)
+  // Congestion control of the RC senders: none (line rate, PFC only) or DCQCN.
+  bool dcqcn = false;
+  cc::DcqcnConfig dcqcn_cfg;            // line rate is set per host from its port
+};
+
+// One row of cc.csv: a DCQCN reaction point's state after an event.
+struct CcSample {
+  uint32_t flow;
+  cc::RpSample s;
 };
 
 // Called when a flow completes at its receiver.
@@ -97,6 +109,8 @@ class Host : public sc_core::sc_module,
   void add_send_flow(FlowRecord* f, uint32_t peer_ip, packet::Mac peer_mac);
   void add_recv_flow(FlowRecord* f, uint32_t peer_ip, packet::Mac peer_mac);
   void set_listener(FlowListener* l) { m_listener = l; }
+  // Where DCQCN rate/target/alpha changes are logged (cc.csv).
+  void set_cc_log(std::vector<CcSample>* log) { m_cc_log = log; }
   // A PFC storm: from start_ps on, keep the switch port paused on `prio`
   // (XOFF with `quanta`, refreshed at half the pause time), as a NIC that
   // stopped draining does.
@@ -128,6 +142,7 @@ class Host : public sc_core::sc_module,
     bool established = false;          // RC: CM handshake done (open loop: always)
     bool done = false;                 // RC: everything acknowledged
     uint16_t udp_sport = 0;
+    std::unique_ptr<cc::DcqcnRp> rp;   // DCQCN reaction point (with cc: dcqcn)
   };
   struct RecvState {
     FlowRecord* rec = nullptr;
@@ -138,11 +153,14 @@ class Host : public sc_core::sc_module,
     uint32_t expected_psn = 0;         // open loop: next expected PSN
     uint32_t since_ack = 0;
     bool nak_outstanding = false;
-    uint64_t last_cnp_ps = UINT64_MAX;
+    cc::DcqcnNp np{0};                 // notification point: CNP pacing per QP
   };
   void on_wake();
   void on_storm();
   void on_rto();
+  void on_cc();
+  void arm_cc();
+  static void log_rp(void* ctx, const cc::RpSample& s);
   packet::Packet* make_packet(SendState& s, uint64_t idx);
   packet::Packet* next_frame();
   // RC control frames (ACK/NAK, CNP, CM) go out ahead of data.
@@ -164,6 +182,10 @@ class Host : public sc_core::sc_module,
   std::vector<int> m_send_by_qp;       // src_qp - kFirstQp -> index into m_send, or -1
   core::Ring<packet::Packet*> m_ctrl{16};
   sc_core::sc_event m_rto_ev;
+  sc_core::sc_event m_cc_ev;
+  uint64_t m_cc_at = UINT64_MAX;
+  std::vector<CcSample>* m_cc_log = nullptr;
+  std::vector<std::unique_ptr<std::pair<Host*, uint32_t>>> m_rp_ctx;
   uint64_t m_rto_at = UINT64_MAX;
   size_t m_rr = 0;                     // round-robin position among send flows
   sc_core::sc_event m_wake_ev;

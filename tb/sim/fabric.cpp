@@ -53,6 +53,10 @@ host::HostConfig host_config(const Scenario& s, uint32_t i, uint32_t ip, packet:
   hc.max_outstanding = s.hosts.max_outstanding;
   hc.rto_ps = s.hosts.rto_ps;
   hc.min_time_between_cnps_ps = s.hosts.min_time_between_cnps_ps;
+  hc.dcqcn = s.hosts.rc && s.hosts.dcqcn;
+  hc.dcqcn_cfg = s.hosts.dcqcn_cfg;
+  hc.cnp_pcp = s.hosts.dcqcn_cfg.cnp_priority;
+  hc.cnp_dscp = s.hosts.dcqcn_cfg.cnp_dscp;
   hc.port.honor_pause = s.pfc.enabled;
   hc.port.pause_response_ps = s.pfc.response_ps;
   return hc;
@@ -114,6 +118,7 @@ Fabric::Fabric(sc_module_name name, const Scenario& s) : sc_module(name), m_s(s)
   }
   for (auto& h : m_hosts) {
     h->set_listener(this);
+    if (m_s.hosts.dcqcn && m_s.hosts.cc_log) h->set_cc_log(&m_cc);
     h->mac.set_event_log(&m_events, h->basename());
   }
   if (m_s.pfc.storm) {
@@ -309,6 +314,22 @@ void Fabric::sample_queues() {
       }
     }
   }
+}
+
+std::string Fabric::cc_csv() const {
+  std::string o = "time_ns,flow,event,trigger,rate_bps,target_bps,alpha\n";
+  std::vector<host::CcSample> ev = m_cc;
+  std::stable_sort(ev.begin(), ev.end(), [](const host::CcSample& a, const host::CcSample& b) {
+    return a.s.time_ps < b.s.time_ps;
+  });
+  char line[200];
+  for (const host::CcSample& e : ev) {
+    std::snprintf(line, sizeof line, "%" PRIu64 ".%03" PRIu64 ",%u,%s,%s,%" PRIu64 ",%" PRIu64 ",%.9f\n",
+                  e.s.time_ps / 1000, e.s.time_ps % 1000, e.flow, cc::rp_event_name(e.s.event),
+                  cc::rp_trigger_name(e.s.trigger), e.s.rate_bps, e.s.target_bps, e.s.alpha);
+    o += line;
+  }
+  return o;
 }
 
 std::string Fabric::pfc_csv() const {

@@ -70,6 +70,9 @@ class Fabric : public sc_core::sc_module, public host::FlowListener {
   RunResult run();
   // pfc.csv: every XOFF/XON sent, pause start/end seen, watchdog event, in time order.
   std::string pfc_csv() const;
+  // cc.csv: every DCQCN reaction point event (rate, target, alpha), in time order.
+  std::string cc_csv() const;
+  bool has_cc_log() const { return m_s.hosts.rc && m_s.hosts.dcqcn && m_s.hosts.cc_log; }
   const std::vector<pfc::Event>& pfc_events() const { return m_events; }
 
   const Scenario& scenario() const { return m_s; }
@@ -107,6 +110,7 @@ class Fabric : public sc_core::sc_module, public host::FlowListener {
   std::vector<ecn::Counters> m_last_ecn;  // per switch queue: ECN counters at the last sample
   sc_core::sc_event m_sample_ev;
   std::vector<pfc::Event> m_events;
+  std::vector<host::CcSample> m_cc;
   size_t m_flows_left = 0;
 };
 

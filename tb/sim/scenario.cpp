@@ -150,7 +150,34 @@ void read_hosts(const CfgNode& n, HostsSection& h) {
   h.ack_every = static_cast<uint32_t>(n.integer("ack_every", h.ack_every, 1, 1 << 20));
   h.max_outstanding = static_cast<uint32_t>(n.integer("max_outstanding", h.max_outstanding, 1, 1 << 23));
   h.rto_ps = n.time("rto", h.rto_ps, 1000000, 3600ull * 1000000000000ull);
+  const bool explicit_cnp_gap = n.has("min_time_between_cnps");
   h.min_time_between_cnps_ps = n.time("min_time_between_cnps", h.min_time_between_cnps_ps, 0, 1000000000000ull);
+  h.dcqcn = n.choice("cc", h.dcqcn ? "dcqcn" : "none", {"none", "dcqcn"}) == "dcqcn";
+  const CfgNode d = n.map("dcqcn");
+  h.dcqcn_preset = d.choice("preset", h.dcqcn_preset, {"paper", "nvidia"});
+  cc::DcqcnConfig& c = h.dcqcn_cfg;
+  c = h.dcqcn_preset == "paper" ? cc::DcqcnConfig::paper(100000000000ull) : cc::DcqcnConfig::nvidia(100000000000ull);
+  c.g = d.real("g", c.g, 0.0, 1.0);
+  c.initial_alpha = d.real("initial_alpha", c.initial_alpha, 0.0, 1.0);
+  c.alpha_period_ps = d.time("alpha_timer", c.alpha_period_ps, 1);
+  c.increase_timer_ps = d.time("rate_increase_timer", c.increase_timer_ps);
+  c.byte_counter_bytes = d.size("byte_counter", c.byte_counter_bytes);
+  c.fast_recovery_stages = static_cast<uint32_t>(d.integer("fast_recovery_stages", c.fast_recovery_stages, 0, 1000));
+  c.ai_rate_bps = d.rate("ai_rate", c.ai_rate_bps);
+  c.hai_rate_bps = d.rate("hai_rate", c.hai_rate_bps);
+  c.min_rate_bps = d.rate("min_rate", c.min_rate_bps);
+  c.min_dec_factor = d.real("min_dec_factor", c.min_dec_factor, 0.0, 1.0);
+  c.rate_reduce_monitor_period_ps = d.time("rate_reduce_monitor_period", c.rate_reduce_monitor_period_ps);
+  c.clamp_target = d.boolean("clamp_target", c.clamp_target);
+  c.min_time_between_cnps_ps = d.time("min_time_between_cnps", c.min_time_between_cnps_ps);
+  d.finish();
+  {
+    const std::vector<std::string> errs = c.validate();
+    if (!errs.empty()) d.fail(errs.front());
+  }
+  // With DCQCN the NP's CNP spacing comes from the preset unless set here.
+  if (h.dcqcn && !explicit_cnp_gap) h.min_time_between_cnps_ps = c.min_time_between_cnps_ps;
+  h.cc_log = n.boolean("cc_log", h.cc_log);
   n.finish();
 }
 
@@ -321,6 +348,22 @@ std::string emit_resolved(const Scenario& s) {
   o << "  max_outstanding: " << s.hosts.max_outstanding << "\n";
   o << "  rto: " << format_time(s.hosts.rto_ps) << "\n";
   o << "  min_time_between_cnps: " << format_time(s.hosts.min_time_between_cnps_ps) << "\n";
+  o << "  cc: " << (s.hosts.dcqcn ? "dcqcn" : "none") << "\n";
+  o << "  cc_log: " << (s.hosts.cc_log ? "true" : "false") << "\n";
+  {
+    const cc::DcqcnConfig& c = s.hosts.dcqcn_cfg;
+    std::ostringstream d;
+    d.precision(17);
+    d << "  dcqcn: {preset: " << s.hosts.dcqcn_preset << ", g: " << c.g << ", initial_alpha: " << c.initial_alpha
+      << ", alpha_timer: " << format_time(c.alpha_period_ps) << ", rate_increase_timer: " << format_time(c.increase_timer_ps)
+      << ", byte_counter: " << format_size(c.byte_counter_bytes) << ", fast_recovery_stages: " << c.fast_recovery_stages
+      << ", ai_rate: " << format_rate(c.ai_rate_bps) << ", hai_rate: " << format_rate(c.hai_rate_bps)
+      << ", min_rate: " << format_rate(c.min_rate_bps) << ", min_dec_factor: " << c.min_dec_factor
+      << ", rate_reduce_monitor_period: " << format_time(c.rate_reduce_monitor_period_ps)
+      << ", clamp_target: " << (c.clamp_target ? "true" : "false")
+      << ", min_time_between_cnps: " << format_time(c.min_time_between_cnps_ps) << "}\n";
+    o << d.str();
+  }
   o << "switch:\n" << emit_switch(s.sw);
   o << "pfc:\n" << emit_pfc(s.pfc);
   if (s.pfc.headroom == PfcSpec::Headroom::automatic && !s.topo.switches.empty()) {

@@ -8,6 +8,7 @@
 
 #include "core/config.h"
 #include "link/link.h"
+#include "nic/cc/dcqcn_config.h"
 #include "sim/switch_config.h"
 #include "topology/builders.h"
 #include "topology/topology.h"
@@ -51,6 +52,10 @@ struct HostsSection {
   uint32_t max_outstanding = 1024;
   uint64_t rto_ps = 4194304000;       // IBTA local ACK timeout 10: 4.096 us x 2^10
   uint64_t min_time_between_cnps_ps = 4000000;
+  bool dcqcn = false;                 // cc: dcqcn | none
+  std::string dcqcn_preset = "paper"; // paper | nvidia
+  cc::DcqcnConfig dcqcn_cfg;          // preset + overrides (line rate set per host)
+  bool cc_log = true;                 // write cc.csv when DCQCN runs
 };
 
 struct StatsSection {
