@@ -80,8 +80,9 @@ void Host::on_storm() {
   m_storm_ev.notify(core::ps(pfc::quanta_ps(m_storm_quanta, mac.rate_bps()) / 2));
 }
 
-void Host::add_send_flow(FlowRecord* f, uint32_t peer_ip, pk::Mac peer_mac) {
+void Host::add_send_flow(FlowRecord* f, uint32_t peer_ip, pk::Mac peer_mac, bool blocked) {
   SendState s;
+  s.blocked = blocked;
   s.rec = f;
   s.peer_ip = peer_ip;
   s.peer_mac = peer_mac;
@@ -106,9 +107,24 @@ void Host::add_send_flow(FlowRecord* f, uint32_t peer_ip, pk::Mac peer_mac) {
   if (m_send_by_qp.size() <= qi) m_send_by_qp.resize(qi + 1, -1);
   m_send_by_qp[qi] = static_cast<int>(m_send.size());
   m_send.push_back(std::move(s));
+  if (blocked) return;
   // Wake at the earliest flow start; SystemC keeps the earliest pending notification.
   m_wake_ev.notify(core::ps(f->start_ps));
   m_wake_at = std::min(m_wake_at, f->start_ps);
+}
+
+void Host::release_flow(FlowRecord* f) {
+  const size_t qi = f->src_qp - kFirstQp;
+  SendState& s = m_send[static_cast<size_t>(m_send_by_qp[qi])];
+  if (!s.blocked) return;
+  s.blocked = false;
+  const uint64_t now = core::now_ps();
+  f->start_ps = std::max(f->start_ps, now);
+  s.next_ps = f->start_ps;
+  if (f->start_ps < m_wake_at) {
+    m_wake_at = f->start_ps;
+    m_wake_ev.notify(core::ps(f->start_ps - now));
+  }
 }
 
 void Host::add_recv_flow(FlowRecord* f, uint32_t peer_ip, pk::Mac peer_mac) {
@@ -285,6 +301,7 @@ pk::Packet* Host::next_frame() {
   for (size_t k = 0; k < n; ++k) {
     SendState& s = m_send[(m_rr + k) % n];
     FlowRecord& r = *s.rec;
+    if (s.blocked) continue;
     if (s.next_ps > now) {
       if (s.snd_nxt < s.total_pkts) earliest = std::min(earliest, s.next_ps);
       continue;

@@ -106,7 +106,10 @@ class Host : public sc_core::sc_module,
   Host(sc_core::sc_module_name name, const HostConfig& cfg, link::Ledger& ledger);
 
   // Flows this host sends (peer_ip/peer_mac: the receiver's addresses).
-  void add_send_flow(FlowRecord* f, uint32_t peer_ip, packet::Mac peer_mac);
+  // A blocked flow waits for release_flow() (its dependencies, e.g. the
+  // previous step of a collective); its start_ps is then the earliest start.
+  void add_send_flow(FlowRecord* f, uint32_t peer_ip, packet::Mac peer_mac, bool blocked = false);
+  void release_flow(FlowRecord* f);
   void add_recv_flow(FlowRecord* f, uint32_t peer_ip, packet::Mac peer_mac);
   void set_listener(FlowListener* l) { m_listener = l; }
   // Where DCQCN rate/target/alpha changes are logged (cc.csv).
@@ -141,6 +144,7 @@ class Host : public sc_core::sc_module,
     uint64_t cm_sent_ps = 0;
     bool established = false;          // RC: CM handshake done (open loop: always)
     bool done = false;                 // RC: everything acknowledged
+    bool blocked = false;              // waits for release_flow()
     uint16_t udp_sport = 0;
     std::unique_ptr<cc::DcqcnRp> rp;   // DCQCN reaction point (with cc: dcqcn)
   };

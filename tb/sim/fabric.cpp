@@ -145,9 +145,18 @@ Fabric::Fabric(sc_module_name name, const Scenario& s) : sc_module(name), m_s(s)
     r.src_qp = next_qp[r.src]++;
     r.dst_qp = next_qp[r.dst]++;
   }
+  // Dependencies (collectives): a flow starts once all the flows it waits for completed.
+  m_waiting.assign(m_flows.size(), 0);
+  m_dependents.assign(m_flows.size(), {});
+  for (size_t i = 0; i < m_s.flows.size(); ++i) {
+    for (uint32_t a : m_s.flows[i].after) {
+      ++m_waiting[i];
+      m_dependents[a].push_back(static_cast<uint32_t>(i));
+    }
+  }
   for (host::FlowRecord& r : m_flows) {
     const host::HostConfig& dst = m_hosts[r.dst]->config();
-    m_hosts[r.src]->add_send_flow(&r, dst.ip, dst.mac);
+    m_hosts[r.src]->add_send_flow(&r, dst.ip, dst.mac, m_waiting[r.id] > 0);
     const host::HostConfig& src = m_hosts[r.src]->config();
     m_hosts[r.dst]->add_recv_flow(&r, src.ip, src.mac);
   }
@@ -356,7 +365,9 @@ bool Fabric::close_streams() {
   return ok;
 }
 
-void Fabric::on_flow_done(host::FlowRecord&) {
+void Fabric::on_flow_done(host::FlowRecord& f) {
+  for (uint32_t d : m_dependents[f.id])
+    if (--m_waiting[d] == 0) m_hosts[m_flows[d].src]->release_flow(&m_flows[d]);
   if (--m_flows_left == 0 && m_s.sim.stop_when_done) sc_stop();
 }
 

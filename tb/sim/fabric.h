@@ -111,6 +111,8 @@ class Fabric : public sc_core::sc_module, public host::FlowListener {
   sc_core::sc_event m_sample_ev;
   std::vector<pfc::Event> m_events;
   std::vector<host::CcSample> m_cc;
+  std::vector<uint32_t> m_waiting;                 // per flow: dependencies not yet complete
+  std::vector<std::vector<uint32_t>> m_dependents; // per flow: flows waiting for it
   size_t m_flows_left = 0;
 };
 

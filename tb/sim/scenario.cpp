@@ -286,6 +286,24 @@ Scenario read_scenario(const core::Config& cfg) {
   s.pfc = read_pfc(root.map("pfc"), s.num_hosts());
   for (uint32_t n : s.topo.switches) check_switch_config(s.sw, s.pfc, s.switch_ports(n), s.max_frame_bytes(), swn);
   read_flows(root, s);
+  // Generated traffic follows the explicit flows (its `after` indices shift by them).
+  const uint32_t base = static_cast<uint32_t>(s.flows.size());
+  for (traffic::Flow& g : read_traffic(root, s, s.traffic_entries)) {
+    FlowSpec f;
+    f.src_index = g.src;
+    f.dst_index = g.dst;
+    f.src = "h" + std::to_string(g.src);
+    f.dst = "h" + std::to_string(g.dst);
+    f.message_bytes = g.size_bytes;
+    f.messages = 1;
+    f.rate_bps = s.host_rate(g.src);
+    f.start_ps = g.start_ps;
+    f.pcp = g.pcp;
+    f.dscp = g.dscp;
+    f.tag = g.tag;
+    for (uint32_t a : g.after) f.after.push_back(a + base);
+    s.flows.push_back(std::move(f));
+  }
   root.finish();
   return s;
 }
@@ -386,6 +404,12 @@ std::string emit_resolved(const Scenario& s) {
     for (const std::string& l : seen) o << l;
   }
   o << "stats:\n  interval: " << format_time(s.stats.interval_ps) << "\n";
+  if (s.traffic_entries.empty()) {
+    o << "traffic: []\n";
+  } else {
+    o << "traffic:\n";
+    for (const TrafficEntry& t : s.traffic_entries) o << "  - " << t.text << "\n";
+  }
   if (s.flow_entries.empty()) {
     o << "flows: []\n";
   } else {

@@ -10,6 +10,7 @@
 #include "link/link.h"
 #include "nic/cc/dcqcn_config.h"
 #include "sim/switch_config.h"
+#include "sim/traffic_config.h"
 #include "topology/builders.h"
 #include "topology/topology.h"
 
@@ -70,6 +71,8 @@ struct FlowSpec {
   uint64_t rate_bps = 0;              // open-loop pacing rate
   uint64_t start_ps = 0;
   uint32_t pcp = 3, dscp = 26;        // priority and DSCP (default: hosts.pcp, hosts.dscp)
+  std::vector<uint32_t> after;        // flows (indices) that must complete before this one starts
+  std::string tag;                    // generator, for reports
   uint64_t total_bytes() const { return message_bytes * messages; }
 };
 
@@ -94,6 +97,7 @@ struct Scenario {
   PfcSpec pfc;
   StatsSection stats;
   std::vector<FlowEntry> flow_entries;
+  std::vector<TrafficEntry> traffic_entries;
   std::vector<FlowSpec> flows;        // expanded, in order
   topology::Topology topo;            // built (empty for direct)
   uint32_t num_hosts() const;

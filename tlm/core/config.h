@@ -54,6 +54,9 @@ class CfgNode {
   CfgNode(const Config* cfg, YAML::Node node, std::string path);
 
   const std::string& path() const { return m_path; }
+  // The node as parsed (for re-emitting a section as written, e.g. in the
+  // resolved configuration). Readers must not use it to bypass validation.
+  const YAML::Node& yaml() const { return m_node; }
   bool is_map() const;  // also true for the empty view map() returns for an absent key
   bool is_seq() const;
   // Whether the key is present. Does not consume it (finish() still wants it

@@ -122,7 +122,9 @@ void DcqcnRp::cut(uint64_t t) {
   }
 
   i_ = j_ = bytes_ = 0;
-  alpha_due_ = sat_add(t, cfg_.alpha_period_ps);
+  // A zero period (rejected by validate()) disables that timer rather than
+  // firing forever at the same instant.
+  alpha_due_ = cfg_.alpha_period_ps ? sat_add(t, cfg_.alpha_period_ps) : kNever;
   inc_due_ = cfg_.increase_timer_ps ? sat_add(t, cfg_.increase_timer_ps) : kNever;
   last_cut_ = t;
   emit(t, first ? RpEvent::first_cnp : RpEvent::decrease, RpTrigger::cnp);

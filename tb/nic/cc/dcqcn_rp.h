@@ -10,9 +10,10 @@
 // Deployments", SIGCOMM 2015 (the RP algorithm, built on QCN, IEEE
 // 802.1Qau); NVIDIA's DCQCN parameter documentation (DOCA "DCQCN CC
 // Parameters", MLNX_OFED ecn/roce_rp sysfs and mlxconfig ROCE CC fields) for
-// the ConnectX parameters; /work/shared/design/REFERENCE.md "DCQCN". HPCC's
-// ns-3 DCQCN model (rdma-hw.cc, "Mlx" functions) and Google's isekai model
-// were read to resolve details the paper leaves open (noted below).
+// the ConnectX parameters; /work/shared/design/REFERENCE.md "DCQCN". Other
+// models consulted where the paper leaves details open (noted below):
+// Google's isekai (rdma_roce_cc_dcqcn), htsim (dcqcn.cpp) and HPCC's ns-3
+// (rdma-hw.cc). No code is taken from them.
 //
 // State: RC (current rate, the pacing rate), RT (target rate), alpha, the
 // stage counters i (timer events since the last decrease) and j (byte-

@@ -1,7 +1,9 @@
 // Flow-size CDFs: means, inverse-transform sampling, CDF files and their errors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <functional>
 #include <string>
@@ -129,6 +131,21 @@ TEST(Cdf, QuantileInterpolatesLinearly) {
 
 TEST(Cdf, SamplesReproduceWebSearch) { expect_reproduces(rt::Cdf::websearch(), kWebSearch, 7); }
 TEST(Cdf, SamplesReproduceFbHadoop) { expect_reproduces(rt::Cdf::fb_hadoop(), kFbHadoop, 8); }
+
+TEST(Cdf, SizesRoundUpToWholeBytes) {
+  // Uniform on (0, 10] bytes: ceil gives 1..10 with 10 % each, so P(size <= x) = F(x) at every integer x.
+  const rt::Cdf tiny = rt::Cdf::from_points({{0, 0}, {10, 100}}, "tiny");
+  rc::Rng rng(4, "tiny");
+  constexpr int kN = 100000;
+  std::vector<int> count(11, 0);
+  for (int i = 0; i < kN; ++i) {
+    const uint64_t s = tiny.sample(rng);
+    ASSERT_GE(s, 1u);
+    ASSERT_LE(s, 10u);
+    ++count[s];
+  }
+  for (int v = 1; v <= 10; ++v) EXPECT_NEAR(count[v] / double(kN), 0.1, 3 * std::sqrt(0.09 / kN)) << v;
+}
 
 TEST(Cdf, FirstPointAboveZeroIsAnAtom) {
   const rt::Cdf fixed = rt::Cdf::from_points({{1000, 100}}, "fixed");

@@ -74,11 +74,13 @@ TEST(FlowFile, WritesHpccLines) {
             "3 2 5 100 5 2.000000000\n"
             "1 2 3 100 9 0.000000000001\n");
   EXPECT_EQ(rt::format_seconds(0), "0.000000000");
-  EXPECT_EQ(rt::format_seconds(1500000), "0.0000015");
+  EXPECT_EQ(rt::format_seconds(1500000), "0.000001500");  // 1.5 us: 9 decimals like HPCC
+  EXPECT_EQ(rt::format_seconds(1500), "0.0000000015");
 }
 
 TEST(FlowFile, DecimalSecondsToPicosecondsExactly) {
-  EXPECT_EQ(start_of("0.000001234"), 1234000u);  // not 1233999 as a double product could give
+  EXPECT_EQ(start_of("0.000001234"), 1234000u);
+  EXPECT_EQ(start_of("4.35"), 4350000000000u);  // a double product truncates to 4349999999999
   EXPECT_EQ(start_of("2.000000001"), 2000000001000u);
   EXPECT_EQ(start_of("0.1"), 100000000000u);
   EXPECT_EQ(start_of("1e-6"), 1000000u);
