@@ -108,3 +108,42 @@ TEST(RcTransport, CnpsOnOneQpAreNoCloserThanTheMinimumInterval) {
   EXPECT_GE(min_gap, 4e-6 - 1e-9);
   EXPECT_LT(min_gap, 4.5e-6) << "and as soon as allowed while marks keep coming";
 }
+
+TEST(Dcqcn, IncastOnTheLeafSpineIsLosslessWithFewerPausesThanWithoutCc) {
+  auto run = [](const std::string& cc) {
+    const std::string dir = temp_dir();
+    const Result r = rocesim("run " + src_dir() + "/configs/scenarios/incast_dcqcn.yaml --out " + dir +
+                             " --set hosts.cc=" + cc + " --quiet");
+    EXPECT_EQ(r.rc, 0) << r.err;
+    return slurp(dir + "/summary.json");
+  };
+  const std::string with = run("dcqcn"), without = run("none");
+  for (const std::string* s : {&with, &without}) {
+    EXPECT_EQ(json_num(*s, "dropped"), 0);
+    EXPECT_EQ(json_num(*s, "completed"), 16);
+  }
+  EXPECT_GT(json_num(with, "cnps_received"), 0);
+  const double p_with = json_num(with, "pause_frames_tx"), p_without = json_num(without, "pause_frames_tx");
+  EXPECT_GT(p_without, 0);
+  EXPECT_LT(p_with, p_without) << "DCQCN slows the senders before PFC has to";
+}
+
+TEST(Workload, WebSearchAtHalfLoadOnTheLeafSpineReportsSlowdowns) {
+  const std::string dir = temp_dir();
+  const Result r = rocesim("run " + src_dir() + "/configs/scenarios/websearch_leafspine.yaml --out " + dir + " --quiet");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const std::string s = slurp(dir + "/summary.json");
+  EXPECT_GE(json_num(s, "sim_time_ns"), 10e6) << "at least 10 ms simulated";
+  const double flows = json_num(s, "flows");
+  // 256 hosts x 25 Gbps x 50 % over 10 ms / (8 x 1 711 250 B mean) = 2338 flows expected.
+  EXPECT_GT(flows, 2100);
+  EXPECT_LT(flows, 2600);
+  EXPECT_GT(json_num(s, "completed"), 0.9 * flows);
+  const double p50 = json_num(s, "slowdown_p50"), p95 = json_num(s, "slowdown_p95"), p99 = json_num(s, "slowdown_p99");
+  EXPECT_GE(p50, 1.0);
+  EXPECT_LE(p50, p95);
+  EXPECT_LE(p95, p99);
+  EXPECT_EQ(json_num(s, "dropped"), 0);
+  const auto rows = csv_rows(slurp(dir + "/flows.csv"));
+  EXPECT_EQ(rows.size(), static_cast<size_t>(flows) + 1) << "one row per flow";
+}
