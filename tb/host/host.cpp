@@ -151,6 +151,11 @@ uint64_t Host::psn_to_index(uint64_t base, uint32_t psn) const {
   return static_cast<uint64_t>(static_cast<int64_t>(base) + d);
 }
 
+uint32_t Host::payload_of(const SendState& s, uint64_t idx) const {
+  const uint64_t offset = (idx % s.ppm) * m_cfg.mtu;
+  return static_cast<uint32_t>(std::min<uint64_t>(s.rec->message_bytes - offset, m_cfg.mtu));
+}
+
 pk::Packet* Host::make_packet(SendState& s, uint64_t idx) {
   FlowRecord& r = *s.rec;
   const uint64_t msg = idx / s.ppm;
@@ -318,10 +323,18 @@ pk::Packet* Host::next_frame() {
     if (s.snd_nxt >= s.total_pkts) continue;
     if (paused >> r.pcp & 1) continue;  // PFC: the MAC kicks us when the pause ends
     if (m_cfg.rc && s.snd_nxt - s.snd_una >= m_cfg.max_outstanding) continue;  // waits for ACKs
-    m_rr = (m_rr + k + 1) % n;
+    // Deficit round robin among QPs (quantum: one MTU of payload), so QPs
+    // with different packet sizes share the port byte-fairly: a QP keeps the
+    // turn while its deficit covers its next packet.
+    const uint32_t len = payload_of(s, s.snd_nxt);
+    if (s.deficit < len) s.deficit += m_cfg.mtu;
+    s.deficit -= len;
     if (r.first_tx_ps == UINT64_MAX) r.first_tx_ps = now;
     pk::Packet* p = make_packet(s, s.snd_nxt);
     ++s.snd_nxt;
+    if (s.snd_nxt >= s.total_pkts) s.deficit = 0;  // an idle QP keeps no credit
+    const bool keep = s.snd_nxt < s.total_pkts && s.deficit >= payload_of(s, s.snd_nxt);
+    m_rr = keep ? (m_rr + k) % n : (m_rr + k + 1) % n;
     if (m_cfg.rc) {
       if (s.snd_una + 1 == s.snd_nxt) s.progress_ps = now;  // first outstanding packet: the timer starts
       arm_rto(s.progress_ps + m_cfg.rto_ps);

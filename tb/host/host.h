@@ -145,6 +145,7 @@ class Host : public sc_core::sc_module,
     bool established = false;          // RC: CM handshake done (open loop: always)
     bool done = false;                 // RC: everything acknowledged
     bool blocked = false;              // waits for release_flow()
+    uint64_t deficit = 0;              // DRR among QPs: payload bytes this QP may still send
     uint16_t udp_sport = 0;
     std::unique_ptr<cc::DcqcnRp> rp;   // DCQCN reaction point (with cc: dcqcn)
   };
@@ -166,6 +167,7 @@ class Host : public sc_core::sc_module,
   void arm_cc();
   static void log_rp(void* ctx, const cc::RpSample& s);
   packet::Packet* make_packet(SendState& s, uint64_t idx);
+  uint32_t payload_of(const SendState& s, uint64_t idx) const;
   packet::Packet* next_frame();
   // RC control frames (ACK/NAK, CNP, CM) go out ahead of data.
   void queue_ctrl(packet::Packet* p);

@@ -147,3 +147,22 @@ TEST(Workload, WebSearchAtHalfLoadOnTheLeafSpineReportsSlowdowns) {
   const auto rows = csv_rows(slurp(dir + "/flows.csv"));
   EXPECT_EQ(rows.size(), static_cast<size_t>(flows) + 1) << "one row per flow";
 }
+
+TEST(NicPort, QpsShareThePortByteFairly) {
+  // Two QPs from h0 to h1 at line rate: one with 64 B messages, one with 4 KiB
+  // messages. Deficit round robin gives them equal payload bytes, not equal packets.
+  const std::string dir = temp_dir();
+  write_file(dir + "/s.yaml",
+             "name: fair\nsim: {duration: 200us, stop_when_done: false}\nhosts: {mtu: 4096}\n"
+             "flows:\n  - {src: h0, dst: h1, size: 64B, messages: 10000000}\n"
+             "  - {src: h0, dst: h1, size: 4KiB, messages: 1000000}\n");
+  const Result r = rocesim("run " + dir + "/s.yaml --out " + dir + "/out --quiet");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const auto rows = csv_rows(slurp(dir + "/out/flows.csv"));
+  ASSERT_EQ(rows.size(), 3u);
+  size_t col = 0;
+  while (rows[0][col] != "bytes_received") ++col;
+  const double a = std::stod(rows[1][col]), b = std::stod(rows[2][col]);
+  EXPECT_GT(a, 5e5);
+  EXPECT_NEAR(a / b, 1.0, 0.02) << a << " vs " << b << " payload bytes";
+}
