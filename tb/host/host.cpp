@@ -35,6 +35,51 @@ Host::Host(sc_module_name name, const HostConfig& cfg, link::Ledger& ledger)
   SC_METHOD(on_cc);
   sensitive << m_cc_ev;
   dont_initialize();
+  SC_METHOD(on_drain);
+  sensitive << m_drain_ev;
+  dont_initialize();
+  SC_METHOD(on_rx_refresh);
+  sensitive << m_rx_refresh_ev;
+  dont_initialize();
+}
+
+void Host::on_rx_refresh() {
+  // While the buffer stays above XON, keep the switch paused (before its timer runs out).
+  m_ledger.count_event();
+  if (!m_rx_xoff) return;
+  for (int q = 0; q < 8; ++q)
+    if (m_rx_xoff >> q & 1) rx_pause(static_cast<uint8_t>(q), true);
+}
+
+void Host::rx_pause(uint8_t prio, bool xoff) {
+  if (xoff) m_rx_refresh_ev.notify(core::ps(pfc::quanta_ps(m_cfg.pause_quanta, mac.rate_bps()) / 2));
+  uint16_t timers[8] = {};
+  timers[prio] = xoff ? m_cfg.pause_quanta : 0;
+  pk::Packet* p = m_ledger.create();
+  pk::build_pfc(*p, m_cfg.mac, static_cast<uint16_t>(1u << prio), timers);
+  p->created_ps = core::now_ps();
+  mac.send_control(p);
+}
+
+void Host::on_drain() {
+  // The head frame has been drained from the receive buffer: process it.
+  m_ledger.count_event();
+  pk::Packet* p = m_rxq.front();
+  m_rxq.pop_front();
+  m_rx_bytes -= p->frame_len();
+  const uint8_t prio = p->meta.pcp;
+  process(p);
+  if (m_cfg.rx_pfc && m_rx_bytes <= m_cfg.rx_xon_bytes && m_rx_xoff) {
+    for (int q = 0; q < 8; ++q)
+      if (m_rx_xoff >> q & 1) rx_pause(static_cast<uint8_t>(q), false);
+    m_rx_xoff = 0;
+  }
+  (void)prio;
+  if (m_rxq.empty()) {
+    m_draining = false;
+    return;
+  }
+  m_drain_ev.notify(core::ps(core::serialization_ps(m_rxq.front()->frame_len(), m_cfg.rx_drain_bps)));
 }
 
 void Host::log_rp(void* ctx, const cc::RpSample& s) {
@@ -495,7 +540,31 @@ void Host::on_cm(const pk::Meta& m) {
 }
 
 void Host::b_transport(pk::Packet& pkt, sc_time&) {
-  pk::Packet* p = &pkt;
+  if (!m_cfg.rx_buffer_bytes) {
+    process(&pkt);
+    return;
+  }
+  // Through the receive buffer, drained at rx_drain_bps.
+  if (m_rx_bytes + pkt.frame_len() > m_cfg.rx_buffer_bytes) {
+    ++m_rx_drops;
+    m_ledger.drop(&pkt, pk::DropReason::nic_buffer);
+    return;
+  }
+  m_rxq.push_back(&pkt);
+  m_rx_bytes += pkt.frame_len();
+  m_rx_peak = std::max(m_rx_peak, m_rx_bytes);
+  const uint8_t prio = pkt.meta.pcp;
+  if (m_cfg.rx_pfc && m_rx_bytes >= m_cfg.rx_xoff_bytes && !(m_rx_xoff >> prio & 1)) {
+    m_rx_xoff |= static_cast<uint8_t>(1u << prio);
+    rx_pause(prio, true);
+  }
+  if (!m_draining) {
+    m_draining = true;
+    m_drain_ev.notify(core::ps(core::serialization_ps(pkt.frame_len(), m_cfg.rx_drain_bps)));
+  }
+}
+
+void Host::process(pk::Packet* p) {
   const pk::Meta& m = p->meta;
   if (m.dst_ip != m_cfg.ip) {
     ++m_unexpected;

@@ -78,6 +78,15 @@ struct HostConfig {
   // Congestion control of the RC senders: none (line rate, PFC only) or DCQCN.
   bool dcqcn = false;
   cc::DcqcnConfig dcqcn_cfg;            // line rate is set per host from its port
+  // Receive buffer: frames wait in a buffer of rx_buffer_bytes drained at
+  // rx_drain_bps (e.g. PCIe or host memory); 0 = frames are processed as they
+  // arrive. With rx_pfc the NIC pauses its switch port (the frame's priority)
+  // when the buffer reaches rx_xoff_bytes and resumes at rx_xon_bytes.
+  uint64_t rx_buffer_bytes = 0;
+  uint64_t rx_drain_bps = 0;
+  bool rx_pfc = true;
+  uint64_t rx_xoff_bytes = 0, rx_xon_bytes = 0;
+  uint16_t pause_quanta = 0xffff;
 };
 
 // One row of cc.csv: a DCQCN reaction point's state after an event.
@@ -121,8 +130,10 @@ class Host : public sc_core::sc_module,
 
   const HostConfig& config() const { return m_cfg; }
   uint64_t unexpected_frames() const { return m_unexpected; }
+  uint64_t rx_buffer_drops() const { return m_rx_drops; }
+  uint64_t rx_buffer_peak() const { return m_rx_peak; }
   // Frames this host holds: its MAC's, and control frames waiting to be sent.
-  size_t frames_held() const { return mac.frames_held() + m_ctrl.size(); }
+  size_t frames_held() const { return mac.frames_held() + m_ctrl.size() + m_rxq.size(); }
 
   void on_tx_ready(uint32_t port) override;
   // A received, checked frame from the MAC (delay zero: it has arrived).
@@ -164,6 +175,10 @@ class Host : public sc_core::sc_module,
   void on_storm();
   void on_rto();
   void on_cc();
+  void on_drain();
+  void on_rx_refresh();
+  void process(packet::Packet* p);
+  void rx_pause(uint8_t prio, bool xoff);
   void arm_cc();
   static void log_rp(void* ctx, const cc::RpSample& s);
   packet::Packet* make_packet(SendState& s, uint64_t idx);
@@ -191,6 +206,12 @@ class Host : public sc_core::sc_module,
   sc_core::sc_event m_cc_ev;
   uint64_t m_cc_at = UINT64_MAX;
   std::vector<CcSample>* m_cc_log = nullptr;
+  // Receive buffer.
+  core::Ring<packet::Packet*> m_rxq{16};
+  uint64_t m_rx_bytes = 0, m_rx_peak = 0, m_rx_drops = 0;
+  uint8_t m_rx_xoff = 0;                // priorities this NIC has paused
+  bool m_draining = false;
+  sc_core::sc_event m_drain_ev, m_rx_refresh_ev;
   std::vector<std::unique_ptr<std::pair<Host*, uint32_t>>> m_rp_ctx;
   uint64_t m_rto_at = UINT64_MAX;
   size_t m_rr = 0;                     // round-robin position among send flows

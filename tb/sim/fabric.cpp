@@ -53,6 +53,12 @@ host::HostConfig host_config(const Scenario& s, uint32_t i, uint32_t ip, packet:
   hc.max_outstanding = s.hosts.max_outstanding;
   hc.rto_ps = s.hosts.rto_ps;
   hc.min_time_between_cnps_ps = s.hosts.min_time_between_cnps_ps;
+  hc.rx_buffer_bytes = s.hosts.rx_buffer_bytes;
+  hc.rx_drain_bps = s.hosts.rx_drain_bps;
+  hc.rx_pfc = s.hosts.rx_pfc && s.pfc.enabled;
+  hc.rx_xoff_bytes = s.hosts.rx_xoff_bytes;
+  hc.rx_xon_bytes = s.hosts.rx_xon_bytes;
+  hc.pause_quanta = static_cast<uint16_t>(s.pfc.pause_quanta);
   hc.dcqcn = s.hosts.rc && s.hosts.dcqcn;
   hc.dcqcn_cfg = s.hosts.dcqcn_cfg;
   hc.cnp_pcp = s.hosts.dcqcn_cfg.cnp_priority;

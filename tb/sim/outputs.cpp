@@ -166,7 +166,13 @@ std::string summary_json(Fabric& f, const RunResult& r) {
       to += fr.timeouts;
       nk += fr.naks_received;
     }
-    o << "  \"nic\": {\"transport\": \"" << (s.hosts.rc ? "rc" : "open_loop") << "\", \"retransmitted_packets\": " << rtx
+    uint64_t rx_peak = 0, rx_drops = 0;
+    for (const auto& h : f.hosts()) {
+      rx_peak = std::max(rx_peak, h->rx_buffer_peak());
+      rx_drops += h->rx_buffer_drops();
+    }
+    o << "  \"nic\": {\"transport\": \"" << (s.hosts.rc ? "rc" : "open_loop") << "\", \"rx_buffer_peak_bytes\": " << rx_peak
+      << ", \"rx_buffer_drops\": " << rx_drops << ", \"retransmitted_packets\": " << rtx
       << ", \"timeouts\": " << to << ", \"naks_received\": " << nk << ", \"cnps_sent\": " << cs
       << ", \"cnps_received\": " << cr << "},\n";
   }

@@ -178,6 +178,16 @@ void read_hosts(const CfgNode& n, HostsSection& h) {
   // With DCQCN the NP's CNP spacing comes from the preset unless set here.
   if (h.dcqcn && !explicit_cnp_gap) h.min_time_between_cnps_ps = c.min_time_between_cnps_ps;
   h.cc_log = n.boolean("cc_log", h.cc_log);
+  const CfgNode rb = n.map("rx_buffer");
+  h.rx_buffer_bytes = rb.size("size", 0);
+  h.rx_drain_bps = rb.rate("drain_rate", h.rx_buffer_bytes ? 0 : 0);
+  if (h.rx_buffer_bytes && !h.rx_drain_bps) rb.fail_key("drain_rate", "missing required key (with a receive buffer)");
+  h.rx_pfc = rb.boolean("pfc", h.rx_pfc);
+  h.rx_xoff_bytes = rb.size("xoff", h.rx_buffer_bytes * 3 / 4);
+  h.rx_xon_bytes = rb.size("xon", h.rx_buffer_bytes / 4);
+  if (h.rx_buffer_bytes && (h.rx_xoff_bytes > h.rx_buffer_bytes || h.rx_xon_bytes >= h.rx_xoff_bytes))
+    rb.fail("need xon < xoff <= size");
+  rb.finish();
   n.finish();
 }
 
@@ -367,6 +377,10 @@ std::string emit_resolved(const Scenario& s) {
   o << "  rto: " << format_time(s.hosts.rto_ps) << "\n";
   o << "  min_time_between_cnps: " << format_time(s.hosts.min_time_between_cnps_ps) << "\n";
   o << "  cc: " << (s.hosts.dcqcn ? "dcqcn" : "none") << "\n";
+  if (s.hosts.rx_buffer_bytes)
+    o << "  rx_buffer: {size: " << format_size(s.hosts.rx_buffer_bytes) << ", drain_rate: " << format_rate(s.hosts.rx_drain_bps)
+      << ", pfc: " << (s.hosts.rx_pfc ? "true" : "false") << ", xoff: " << format_size(s.hosts.rx_xoff_bytes)
+      << ", xon: " << format_size(s.hosts.rx_xon_bytes) << "}\n";
   o << "  cc_log: " << (s.hosts.cc_log ? "true" : "false") << "\n";
   {
     const cc::DcqcnConfig& c = s.hosts.dcqcn_cfg;

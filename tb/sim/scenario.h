@@ -57,6 +57,10 @@ struct HostsSection {
   std::string dcqcn_preset = "paper"; // paper | nvidia
   cc::DcqcnConfig dcqcn_cfg;          // preset + overrides (line rate set per host)
   bool cc_log = true;                 // write cc.csv when DCQCN runs
+  uint64_t rx_buffer_bytes = 0;       // NIC receive buffer (0 = none)
+  uint64_t rx_drain_bps = 0;
+  bool rx_pfc = true;
+  uint64_t rx_xoff_bytes = 0, rx_xon_bytes = 0;
 };
 
 struct StatsSection {

@@ -23,6 +23,7 @@ const char* drop_reason_name(DropReason r) {
     case DropReason::no_route: return "no_route";
     case DropReason::link_loss: return "link_loss";
     case DropReason::pfc_watchdog: return "pfc_watchdog";
+    case DropReason::nic_buffer: return "nic_buffer";
     case DropReason::count_: break;
   }
   return "invalid";

@@ -71,6 +71,7 @@ enum class DropReason : uint8_t {
   no_route,
   link_loss,          // dropped by a configured loss on a link
   pfc_watchdog,       // dropped by a PFC watchdog's drop action on a stormed queue
+  nic_buffer,         // a NIC's receive buffer was full
   count_              // number of reasons; keep last
 };
 const char* drop_reason_name(DropReason r);  // snake_case name used in outputs

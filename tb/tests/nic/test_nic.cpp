@@ -166,3 +166,26 @@ TEST(NicPort, QpsShareThePortByteFairly) {
   EXPECT_GT(a, 5e5);
   EXPECT_NEAR(a / b, 1.0, 0.02) << a << " vs " << b << " payload bytes";
 }
+
+TEST(NicPort, AFullReceiveBufferPausesTheSwitchInsteadOfDropping) {
+  // h1 drains its 256 KiB receive buffer at 40 Gbps while 100 Gbps arrive:
+  // it sends XOFF at 3/4 full and XON at 1/4, and nothing is lost. Without
+  // PFC from the NIC, the buffer overflows.
+  const std::string base = "run " + src_dir() + "/configs/scenarios/default.yaml --set hosts.transport=rc"
+                           " --set 'hosts.rx_buffer={size: 256KiB, drain_rate: 40Gbps}' --quiet --out ";
+  const std::string a = temp_dir(), b = temp_dir();
+  ASSERT_EQ(rocesim(base + a).rc, 0);
+  const std::string s = slurp(a + "/summary.json");
+  EXPECT_GT(json_num(s, "pause_frames_tx"), 0);
+  EXPECT_EQ(json_num(s, "rx_buffer_drops"), 0);
+  EXPECT_LE(json_num(s, "rx_buffer_peak_bytes"), 262144);
+  EXPECT_GT(json_num(s, "rx_buffer_peak_bytes"), 196608) << "it reached XOFF";
+  EXPECT_EQ(json_num(s, "completed"), 2);
+  ASSERT_EQ(rocesim(base + b + " --set hosts.rx_buffer.pfc=false --set sim.duration=2ms --set hosts.rto=50us").rc, 0);
+  const std::string t = slurp(b + "/summary.json");
+  EXPECT_GT(json_num(t, "nic_buffer"), 0) << "without pauses the buffer overflows";
+  EXPECT_EQ(json_num(t, "rx_buffer_drops"), json_num(t, "nic_buffer"));
+  // Go-back-N at line rate into a 40 Gbps drain keeps overflowing it: the
+  // losses are retransmitted over and over (the reason lossless fabrics pause).
+  EXPECT_GT(json_num(t, "retransmitted_packets"), json_num(t, "nic_buffer") / 2);
+}
