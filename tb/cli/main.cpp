@@ -236,6 +236,8 @@ int run_main(int argc, char** argv) {
               << "  outputs: " << a.out << "/summary.json, " << a.out << "/flows.csv, " << a.out
               << "/config.resolved.yaml, " << a.out << "/pfc.csv";
     if (!fabric.switches().empty() && scen.stats.interval_ps) std::cout << ", " << a.out << "/queues.csv";
+    if (scen.stats.flow_series && scen.stats.interval_ps) std::cout << ", " << a.out << "/flow_series.csv";
+    if (fabric.has_cc_log()) std::cout << ", " << a.out << "/cc.csv";
     if (!pcaps.empty()) std::cout << ", " << a.out << "/pcap/";
     std::cout << "\n";
   }

@@ -106,6 +106,9 @@ class Fabric : public sc_core::sc_module, public host::FlowListener {
   std::vector<std::unique_ptr<link::PcapWriter>> m_pcaps;
   std::FILE* m_series = nullptr;
   std::string m_series_path;
+  std::FILE* m_flow_series = nullptr;
+  std::string m_flow_series_path;
+  std::vector<uint64_t> m_last_flow_bytes;
   std::vector<uint64_t> m_last_deq;       // per switch queue: dequeued bytes at the last sample
   std::vector<ecn::Counters> m_last_ecn;  // per switch queue: ECN counters at the last sample
   sc_core::sc_event m_sample_ev;

@@ -318,7 +318,7 @@ std::string flows_csv(const Fabric& f) {
   std::ostringstream o;
   o << "flow_id,src,dst,src_qp,dst_qp,size_bytes,messages,rate_bps,start_ns,first_tx_ns,first_rx_ns,finish_ns,fct_ns,"
        "ideal_fct_ns,slowdown,packets_sent,packets_received,bytes_received,psn_errors,completed,retransmitted,timeouts,"
-       "naks_received,cnps_sent,cnps_received\n";
+       "naks_received,cnps_sent,cnps_received,tag\n";
   for (const auto& r : f.flows()) {
     const uint64_t ideal = f.ideal_fct_ps(r);
     o << r.id << ",h" << r.src << ",h" << r.dst << "," << r.src_qp << "," << r.dst_qp << "," << r.total_bytes() << ","
@@ -337,7 +337,7 @@ std::string flows_csv(const Fabric& f) {
     }
     o << "," << r.packets_sent << "," << r.packets_received << "," << r.bytes_received << "," << r.psn_errors << ","
       << (r.done() ? 1 : 0) << "," << r.retransmitted << "," << r.timeouts << "," << r.naks_received << ","
-      << r.cnps_sent << "," << r.cnps_received << "\n";
+      << r.cnps_sent << "," << r.cnps_received << "," << f.scenario().flows[r.id].tag << "\n";
   }
   return o.str();
 }

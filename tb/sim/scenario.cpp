@@ -290,6 +290,7 @@ Scenario read_scenario(const core::Config& cfg) {
   s.sw = read_switch(swn);
   const CfgNode st = root.map("stats");
   s.stats.interval_ps = st.time("interval", s.stats.interval_ps, 0, 3600ull * 1000000000000ull);
+  s.stats.flow_series = st.boolean("flow_series", s.stats.flow_series);
   st.finish();
 
   build_topology(topo, s);
@@ -418,6 +419,7 @@ std::string emit_resolved(const Scenario& s) {
     for (const std::string& l : seen) o << l;
   }
   o << "stats:\n  interval: " << format_time(s.stats.interval_ps) << "\n";
+  o << "  flow_series: " << (s.stats.flow_series ? "true" : "false") << "\n";
   if (s.traffic_entries.empty()) {
     o << "traffic: []\n";
   } else {

@@ -65,6 +65,7 @@ struct HostsSection {
 
 struct StatsSection {
   uint64_t interval_ps = 10000000;    // queues.csv sampling interval (10 us); 0 = no time series
+  bool flow_series = false;           // also flow_series.csv: per-flow throughput each interval
 };
 
 struct FlowSpec {

@@ -189,3 +189,33 @@ TEST(NicPort, AFullReceiveBufferPausesTheSwitchInsteadOfDropping) {
   // losses are retransmitted over and over (the reason lossless fabrics pause).
   EXPECT_GT(json_num(t, "retransmitted_packets"), json_num(t, "nic_buffer") / 2);
 }
+
+TEST(Workload, RingAllReduceStepsWaitForTheirData) {
+  const std::string dir = temp_dir();
+  const Result r = rocesim("run " + src_dir() + "/configs/scenarios/allreduce_ring.yaml --out " + dir + " --quiet");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const auto rows = csv_rows(slurp(dir + "/flows.csv"));
+  const size_t N = 8, steps = 2 * (N - 1);
+  ASSERT_EQ(rows.size(), N * steps + 1);
+  const auto& h = rows[0];
+  auto col = [&](const char* name) {
+    size_t c = 0;
+    while (c < h.size() && h[c] != name) ++c;
+    return c;
+  };
+  const size_t cstart = col("start_ns"), cfinish = col("finish_ns"), csize = col("size_bytes"), ctag = col("tag");
+  for (size_t k = 0; k < steps; ++k) {
+    for (size_t rank = 0; rank < N; ++rank) {
+      const auto& f = rows[1 + k * N + rank];
+      EXPECT_EQ(f[ctag], "allreduce");
+      EXPECT_EQ(std::stoull(f[csize]), (64ull << 20) / N);
+      ASSERT_FALSE(f[cfinish].empty()) << "step " << k << " rank " << rank << " completed";
+      if (k == 0) continue;
+      // Rank r forwards in step k what it received from rank r-1 in step k-1.
+      const auto& prev = rows[1 + (k - 1) * N + (rank + N - 1) % N];
+      EXPECT_GE(std::stod(f[cstart]), std::stod(prev[cfinish])) << "step " << k << " rank " << rank;
+    }
+  }
+  EXPECT_NE(slurp(dir + "/flow_series.csv").rfind("time_ns,flow,src,dst,bytes_received,throughput_bps\n", 0),
+            std::string::npos);
+}
