@@ -216,6 +216,7 @@ int run_main(int argc, char** argv) {
   io_ok = sim::write_file_atomic(a.out + "/config.resolved.yaml", sim::emit_resolved(scen)) && io_ok;
   io_ok = sim::write_file_atomic(a.out + "/flows.csv", sim::flows_csv(fabric)) && io_ok;
   io_ok = sim::write_file_atomic(a.out + "/pfc.csv", fabric.pfc_csv()) && io_ok;
+  io_ok = sim::write_file_atomic(a.out + "/flows.hpcc.txt", fabric.hpcc_flow_file()) && io_ok;
   if (fabric.has_cc_log()) io_ok = sim::write_file_atomic(a.out + "/cc.csv", fabric.cc_csv()) && io_ok;
   io_ok = sim::write_file_atomic(a.out + "/summary.json", sim::summary_json(fabric, res)) && io_ok;
   if (!io_ok) {
@@ -231,10 +232,12 @@ int run_main(int argc, char** argv) {
               << "  packets: sent " << res.sent << ", delivered " << res.delivered << ", dropped " << res.dropped
               << ", in flight " << res.in_flight << "\n"
               << "  flows completed: " << done << "/" << fabric.flows().size() << ", link hops: " << res.link_hops
+              << " (" << (res.wall_time_s > 0 ? static_cast<double>(res.link_hops) / res.wall_time_s / 1e6 : 0.0)
+              << " M per wall-second)"
               << (res.deadlock ? ", DEADLOCK: no delivery since " + sim::ps_to_ns_text(res.last_delivery_ps) + " ns" : "")
               << "\n"
               << "  outputs: " << a.out << "/summary.json, " << a.out << "/flows.csv, " << a.out
-              << "/config.resolved.yaml, " << a.out << "/pfc.csv";
+              << "/config.resolved.yaml, " << a.out << "/pfc.csv, " << a.out << "/flows.hpcc.txt";
     if (!fabric.switches().empty() && scen.stats.interval_ps) std::cout << ", " << a.out << "/queues.csv";
     if (scen.stats.flow_series && scen.stats.interval_ps) std::cout << ", " << a.out << "/flow_series.csv";
     if (fabric.has_cc_log()) std::cout << ", " << a.out << "/cc.csv";

@@ -211,10 +211,17 @@ pk::Packet* Host::make_packet(SendState& s, uint64_t idx) {
   const bool last = seg + 1 == s.ppm;
 
   pk::BthSpec bth;
-  bth.opcode = first && last ? pk::op::kWriteOnly
-               : first       ? pk::op::kWriteFirst
-               : last        ? pk::op::kWriteLast
-                             : pk::op::kWriteMiddle;
+  if (r.send) {  // SEND: no RETH, the receiver's posted buffer takes it
+    bth.opcode = first && last ? pk::op::kSendOnly
+                 : first       ? pk::op::kSendFirst
+                 : last        ? pk::op::kSendLast
+                               : pk::op::kSendMiddle;
+  } else {
+    bth.opcode = first && last ? pk::op::kWriteOnly
+                 : first       ? pk::op::kWriteFirst
+                 : last        ? pk::op::kWriteLast
+                               : pk::op::kWriteMiddle;
+  }
   // Request an ACK at message end, and every ack_every packets under RC.
   bth.ackreq = last || (m_cfg.rc && (idx + 1) % m_cfg.ack_every == 0);
   bth.pad_count = pk::ib_pad_count(len);  // payload + pad is a multiple of 4 (IBTA 9.2.1)
@@ -238,7 +245,7 @@ pk::Packet* Host::make_packet(SendState& s, uint64_t idx) {
   ip.id = static_cast<uint16_t>(r.packets_sent);
 
   pk::Packet* p = m_ledger.create();
-  pk::build_roce(*p, eth, ip, s.udp_sport, bth, first ? &reth : nullptr, nullptr, len);
+  pk::build_roce(*p, eth, ip, s.udp_sport, bth, first && !r.send ? &reth : nullptr, nullptr, len);
   p->flow_id = r.id;
   p->created_ps = core::now_ps();
   p->prio = r.pcp;
@@ -453,7 +460,8 @@ void Host::on_data(RecvState& st, const pk::Meta& m) {
   ++r.packets_received;
   // NP: one CNP per QP per min_time_between_cnps (DCQCN; NVIDIA 4 us).
   if (m.ecn == 0b11 && m_cfg.rc && st.np.on_ce_packet(core::now_ps())) send_cnp(st);
-  const bool msg_end = m.opcode == pk::op::kWriteLast || m.opcode == pk::op::kWriteOnly;
+  const bool msg_end = m.opcode == pk::op::kWriteLast || m.opcode == pk::op::kWriteOnly ||
+                       m.opcode == pk::op::kSendLast || m.opcode == pk::op::kSendOnly;
   if (!m_cfg.rc) {
     if (m.psn != st.expected_psn) ++r.psn_errors;
     st.expected_psn = (m.psn + 1) & 0xffffff;

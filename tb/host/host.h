@@ -36,6 +36,7 @@ struct FlowRecord {
   uint64_t rate_bps = 0;
   uint64_t start_ps = 0;
   uint8_t pcp = 3, dscp = 26;          // priority (802.1Q PCP) and DSCP of its packets
+  bool send = false;                   // SEND messages instead of RDMA WRITE
   uint32_t src_qp = 0, dst_qp = 0;
   // Sender progress.
   uint64_t bytes_sent = 0;

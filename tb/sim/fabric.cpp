@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cinttypes>
 #include <cstring>
+#include <sstream>
 
 #include "core/time.h"
 
@@ -147,6 +148,7 @@ Fabric::Fabric(sc_module_name name, const Scenario& s) : sc_module(name), m_s(s)
     r.rate_bps = fs.rate_bps;
     r.start_ps = fs.start_ps;
     r.pcp = static_cast<uint8_t>(fs.pcp);
+    r.send = fs.send;
     r.dscp = static_cast<uint8_t>(fs.dscp);
     r.src_qp = next_qp[r.src]++;
     r.dst_qp = next_qp[r.dst]++;
@@ -356,6 +358,27 @@ void Fabric::sample_queues() {
       }
     }
   }
+}
+
+std::string Fabric::hpcc_flow_file() const {
+  // HPCC's traffic format (count, then "src dst pg dport size start_s"), one
+  // line per message, so the run's flows replay in other simulators.
+  std::vector<traffic::Flow> v;
+  for (const host::FlowRecord& r : m_flows) {
+    for (uint32_t k = 0; k < r.messages; ++k) {
+      traffic::Flow f;
+      f.src = r.src;
+      f.dst = r.dst;
+      f.size_bytes = r.message_bytes;
+      f.start_ps = m_s.flows[r.id].start_ps;
+      f.pcp = r.pcp;
+      f.dscp = r.dscp;
+      v.push_back(f);
+    }
+  }
+  std::ostringstream o;
+  traffic::write_flows(o, v);
+  return o.str();
 }
 
 std::string Fabric::cc_csv() const {

@@ -227,6 +227,7 @@ void read_flows(const CfgNode& root, Scenario& s) {
     if (fl.message_bytes == 0 || fl.message_bytes > (1ull << 40)) f.fail_key("size", "must be between 1B and 1TiB");
     fl.messages = static_cast<uint32_t>(f.integer("messages", 1, 1, 100000000));
     fl.start_ps = f.time("start", 0);
+    fl.send = f.choice("op", "write", {"write", "send"}) == "send";
     fl.pcp = s.hosts.pcp;
     fl.dscp = s.hosts.dscp;
     if (e.pattern.empty()) {
@@ -450,6 +451,7 @@ std::string emit_resolved(const Scenario& s) {
         o << "    dscp: " << f.dscp << "\n";
       }
       o << "    start: " << format_time(f.start_ps) << "\n";
+      o << "    op: " << (f.send ? "send" : "write") << "\n";
     }
   }
   return o.str();

@@ -78,6 +78,7 @@ struct FlowSpec {
   uint32_t pcp = 3, dscp = 26;        // priority and DSCP (default: hosts.pcp, hosts.dscp)
   std::vector<uint32_t> after;        // flows (indices) that must complete before this one starts
   std::string tag;                    // generator, for reports
+  bool send = false;                  // op: send (else write)
   uint64_t total_bytes() const { return message_bytes * messages; }
 };
 

@@ -219,3 +219,31 @@ TEST(Workload, RingAllReduceStepsWaitForTheirData) {
   EXPECT_NE(slurp(dir + "/flow_series.csv").rfind("time_ns,flow,src,dst,bytes_received,throughput_bps\n", 0),
             std::string::npos);
 }
+
+TEST(RcTransport, SendMessagesUseSendOpcodesAndTheFlowFileReplaysTheRun) {
+  const std::string dir = temp_dir();
+  const Result r = rocesim("run " + src_dir() + "/configs/scenarios/default.yaml --out " + dir +
+                           " --set hosts.transport=rc --set flows[0].op=send --pcap h1:0 --quiet");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  // h0 -> h1 is 16 SENDs of 64 KiB at MTU 1024: SEND_FIRST (0), 62 x SEND_MIDDLE (1), SEND_LAST (2) each.
+  const Result t = sh("tshark -n -r " + dir + "/pcap/h1-p0-rx.pcap -Y 'infiniband.bth.opcode <= 4' -T fields"
+                      " -e infiniband.bth.opcode");
+  ASSERT_EQ(t.rc, 0) << t.err;
+  std::map<std::string, int> ops;
+  std::istringstream in(t.out);
+  std::string line;
+  while (std::getline(in, line)) ++ops[line];
+  EXPECT_EQ(ops["0"], 16);
+  EXPECT_EQ(ops["1"], 16 * 62);
+  EXPECT_EQ(ops["2"], 16);
+  EXPECT_EQ(json_num(slurp(dir + "/summary.json"), "completed"), 2);
+  // flows.hpcc.txt: 16 + 64 messages; replayed as a flow file it carries the same bytes.
+  const std::string hpcc = slurp(dir + "/flows.hpcc.txt");
+  EXPECT_EQ(hpcc.rfind("80\n", 0), 0u);
+  write_file(dir + "/replay.yaml", "name: replay\nsim: {duration: 5ms}\ntraffic:\n  - {kind: flow_file, file: flows.hpcc.txt}\n");
+  const Result rr = rocesim("run " + dir + "/replay.yaml --out " + dir + "/replay --quiet");
+  ASSERT_EQ(rr.rc, 0) << rr.err;
+  const std::string s = slurp(dir + "/replay/summary.json");
+  EXPECT_EQ(json_num(s, "total"), 80);
+  EXPECT_EQ(json_num(s, "payload_bytes_delivered"), 16.0 * 65536 + 64.0 * 4096);
+}
