@@ -1,6 +1,5 @@
 #include "sim/traffic_config.h"
 
-#include <sstream>
 
 #include "core/units.h"
 #include "sim/scenario.h"
@@ -78,8 +77,6 @@ std::vector<traffic::Flow> read_traffic(const CfgNode& root, const Scenario& s, 
     const uint8_t dscp = static_cast<uint8_t>(n.integer("dscp", s.hosts.dscp, 0, 63));
     core::Rng rng(s.seed, "traffic[" + std::to_string(idx) + "]." + kind);
     std::vector<traffic::Flow> flows;
-    std::ostringstream e;
-    e << "{kind: " << kind << ", pcp: " << int(pcp) << ", dscp: " << int(dscp);
     try {
       if (kind == "long") {
         traffic::LongFlowParams p;
@@ -97,8 +94,6 @@ std::vector<traffic::Flow> read_traffic(const CfgNode& root, const Scenario& s, 
         }
         p.pcp = pcp, p.dscp = dscp;
         flows = traffic::long_flows(p, hosts, rng);
-        e << ", size: " << core::format_size(p.size_bytes) << ", start: " << core::format_time(p.start_ps) << ", pairs: "
-          << p.pairs.size() << " (as configured)";
       } else if (kind == "incast") {
         traffic::IncastParams p;
         p.receiver = host_index(n, "receiver", n.str("receiver"), H);
@@ -111,9 +106,6 @@ std::vector<traffic::Flow> read_traffic(const CfgNode& root, const Scenario& s, 
         p.jitter_ps = n.time("jitter", 0);
         p.pcp = pcp, p.dscp = dscp;
         flows = traffic::incast(p, hosts, rng);
-        e << ", receiver: h" << p.receiver << ", fan_in: " << p.fan_in << ", size: " << core::format_size(p.size_bytes)
-          << ", start: " << core::format_time(p.start_ps) << ", interval: " << core::format_time(p.interval_ps)
-          << ", count: " << p.count << ", jitter: " << core::format_time(p.jitter_ps);
       } else if (kind == "background") {
         traffic::BackgroundParams p;
         p.load = n.real("load", p.load, 0.0, 1.0);
@@ -123,7 +115,6 @@ std::vector<traffic::Flow> read_traffic(const CfgNode& root, const Scenario& s, 
         if (n.has("cdf")) p.cdf = cdf_of(n, s.file);
         p.pcp = pcp, p.dscp = dscp;
         flows = traffic::background(p, hosts, rng);
-        e << ", load: " << p.load << ", duration: " << core::format_time(p.duration_ps);
       } else if (kind == "cdf") {
         traffic::CdfWorkloadParams p;
         p.cdf = cdf_of(n, s.file);
@@ -134,8 +125,6 @@ std::vector<traffic::Flow> read_traffic(const CfgNode& root, const Scenario& s, 
         p.dsts = host_list(n, "dsts", H);
         p.pcp = pcp, p.dscp = dscp;
         flows = traffic::cdf_workload(p, hosts, rng);
-        e << ", cdf: " << p.cdf.name() << ", load: " << p.load << ", start: " << core::format_time(p.start_ps)
-          << ", duration: " << core::format_time(p.duration_ps);
       } else if (kind == "allreduce" || kind == "alltoall") {
         std::vector<uint32_t> ranks = host_list(n, "ranks", H);
         if (ranks.empty())
@@ -152,7 +141,6 @@ std::vector<traffic::Flow> read_traffic(const CfgNode& root, const Scenario& s, 
           p.stepped = n.boolean("stepped", true);
           flows = traffic::all_to_all(p, hosts, rng);
         }
-        e << ", ranks: " << ranks.size() << ", size: " << core::format_size(size) << ", start: " << core::format_time(start);
       } else {  // flow_file
         std::string path = n.str("file");
         const size_t slash = s.file.rfind('/');
@@ -163,7 +151,6 @@ std::vector<traffic::Flow> read_traffic(const CfgNode& root, const Scenario& s, 
           if (err.where() == path) n.fail_key("file", err.reason());
           throw;
         }
-        e << ", file: " << n.str("file");
       }
     } catch (const std::invalid_argument& err) {
       n.fail(err.what());
@@ -175,7 +162,6 @@ std::vector<traffic::Flow> read_traffic(const CfgNode& root, const Scenario& s, 
     em.SetSeqFormat(YAML::Flow);
     em << n.yaml();
     entries.push_back(TrafficEntry{em.c_str()});
-    (void)e;
     traffic::append(all, std::move(flows));
     ++idx;
   }
