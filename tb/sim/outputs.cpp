@@ -204,7 +204,7 @@ std::string summary_json(Fabric& f, const RunResult& r) {
   uint64_t ptx = 0, prx = 0, xoff = 0, xon = 0, refresh = 0, paused_ps = 0, longest_ps = 0;
   std::ostringstream ports;
   bool pfirst = true;
-  auto mac_pfc = [&](const std::string& node, link::Mac& mac) {
+  auto mac_pfc = [&](const std::string& node, link::Mac& mac, const sw::PfcPortStats* gen) {
     const link::MacStats& st = mac.stats();
     ptx += st.pause_tx;
     prx += st.pause_rx;
@@ -222,15 +222,26 @@ std::string summary_json(Fabric& f, const RunResult& r) {
     const double per_s = r.sim_time_ps ? static_cast<double>(st.pause_tx) * 1e12 / static_cast<double>(r.sim_time_ps) : 0;
     ports << (pfirst ? "\n" : ",\n") << "      {\"node\": " << json_str(node) << ", \"port\": " << mac.port()
           << ", \"pause_frames_tx\": " << st.pause_tx << ", \"pause_frames_rx\": " << st.pause_rx
-          << ", \"pause_frames_tx_per_s\": " << num(per_s) << ", \"rx_priorities\": [" << prios << "]}";
+          << ", \"pause_frames_tx_per_s\": " << num(per_s) << ", \"rx_priorities\": [" << prios << "]";
+    if (gen) {
+      // The switch's XOFF/XON transitions on this (ingress) port, per priority.
+      std::string x;
+      for (int p = 0; p < 8; ++p) {
+        if (!gen->xoff[p] && !gen->xon[p]) continue;
+        x += (x.empty() ? "" : ", ") + std::string("{\"priority\": ") + std::to_string(p) +
+             ", \"xoff\": " + std::to_string(gen->xoff[p]) + ", \"xon\": " + std::to_string(gen->xon[p]) + "}";
+      }
+      ports << ", \"tx_transitions\": [" << x << "], \"refreshes\": " << gen->refreshes;
+    }
+    ports << "}";
     pfirst = false;
   };
-  for (const auto& h : f.hosts()) mac_pfc(h->basename(), h->mac);
+  for (const auto& h : f.hosts()) mac_pfc(h->basename(), h->mac, nullptr);
   uint64_t wd = 0;
   for (const auto& sw : f.switches()) {
     wd += sw->watchdog_events();
     for (uint32_t p = 0; p < sw->num_ports(); ++p) {
-      mac_pfc(sw->basename(), *sw->ports[p]);
+      mac_pfc(sw->basename(), *sw->ports[p], &sw->pfc_stats(p));
       const sw::PfcPortStats& ps = sw->pfc_stats(p);
       for (int k = 0; k < 8; ++k) {
         xoff += ps.xoff[k];
@@ -299,7 +310,8 @@ std::string summary_json(Fabric& f, const RunResult& r) {
         const mmu::PgCounters& pc = m.pg_counters(static_cast<uint16_t>(p), static_cast<uint8_t>(g));
         o << (gfirst ? "\n" : ",\n") << "        {\"port\": " << p << ", \"pg\": " << g
           << ", \"in_packets\": " << ps.in_packets << ", \"in_bytes\": " << ps.in_bytes
-          << ", \"out_packets\": " << pc.released_packets << ", \"dropped_packets\": " << pc.dropped.total_packets()
+          << ", \"out_packets\": " << pc.released_packets << ", \"out_cells\": " << pc.released_cells
+          << ", \"dropped_packets\": " << pc.dropped.total_packets()
           << ", \"drops_by_reason\": " << drops_json(pc.dropped) << ", \"headroom_packets\": "
           << pc.headroom_packets << ", \"peak_cells\": " << ps.peak_cells
           << ", \"avg_cells\": " << num(static_cast<double>(ps.area_cells / sim)) << "}";
