@@ -362,19 +362,18 @@ void Fabric::sample_queues() {
 
 std::string Fabric::hpcc_flow_file() const {
   // HPCC's traffic format (count, then "src dst pg dport size start_s"), one
-  // line per message, so the run's flows replay in other simulators.
+  // line per flow with all its bytes (HPCC has no messages within a flow), so
+  // the run's flows replay in other simulators.
   std::vector<traffic::Flow> v;
   for (const host::FlowRecord& r : m_flows) {
-    for (uint32_t k = 0; k < r.messages; ++k) {
-      traffic::Flow f;
-      f.src = r.src;
-      f.dst = r.dst;
-      f.size_bytes = r.message_bytes;
-      f.start_ps = m_s.flows[r.id].start_ps;
-      f.pcp = r.pcp;
-      f.dscp = r.dscp;
-      v.push_back(f);
-    }
+    traffic::Flow f;
+    f.src = r.src;
+    f.dst = r.dst;
+    f.size_bytes = r.total_bytes();
+    f.start_ps = m_s.flows[r.id].start_ps;
+    f.pcp = r.pcp;
+    f.dscp = r.dscp;
+    v.push_back(f);
   }
   std::ostringstream o;
   traffic::write_flows(o, v);
