@@ -72,7 +72,7 @@ class Fabric : public sc_core::sc_module, public host::FlowListener {
   std::string pfc_csv() const;
   // cc.csv: every DCQCN reaction point event (rate, target, alpha), in time order.
   std::string cc_csv() const;
-  // flows.hpcc.txt: the run's messages in HPCC's flow-file format.
+  // flows.hpcc.txt: the run's flows (one line each, all their bytes) in HPCC's flow-file format.
   std::string hpcc_flow_file() const;
   bool has_cc_log() const { return m_s.hosts.rc && m_s.hosts.dcqcn && m_s.hosts.cc_log; }
   const std::vector<pfc::Event>& pfc_events() const { return m_events; }
