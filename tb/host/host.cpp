@@ -196,6 +196,18 @@ uint64_t Host::psn_to_index(uint64_t base, uint32_t psn) const {
   return static_cast<uint64_t>(static_cast<int64_t>(base) + d);
 }
 
+void Host::headers(pk::EthSpec& eth, pk::Ipv4Spec& ip, pk::Mac peer_mac, uint32_t peer_ip, uint8_t pcp, uint8_t dscp,
+                   uint8_t ecn) const {
+  eth.dst = peer_mac;
+  eth.src = m_cfg.mac;
+  eth.vlan = m_cfg.vlan;
+  eth.pcp = pcp;
+  ip.src = m_cfg.ip;
+  ip.dst = peer_ip;
+  ip.dscp = dscp;
+  ip.ecn = ecn;
+}
+
 uint32_t Host::payload_of(const SendState& s, uint64_t idx) const {
   const uint64_t offset = (idx % s.ppm) * m_cfg.mtu;
   return static_cast<uint32_t>(std::min<uint64_t>(s.rec->message_bytes - offset, m_cfg.mtu));
@@ -233,15 +245,8 @@ pk::Packet* Host::make_packet(SendState& s, uint64_t idx) {
   reth.dma_len = static_cast<uint32_t>(std::min<uint64_t>(r.message_bytes, UINT32_MAX));
 
   pk::EthSpec eth;
-  eth.dst = s.peer_mac;
-  eth.src = m_cfg.mac;
-  eth.vlan = m_cfg.vlan;
-  eth.pcp = r.pcp;
   pk::Ipv4Spec ip;
-  ip.src = m_cfg.ip;
-  ip.dst = s.peer_ip;
-  ip.dscp = r.dscp;
-  ip.ecn = m_cfg.ecn;
+  headers(eth, ip, s.peer_mac, s.peer_ip, r.pcp, r.dscp, m_cfg.ecn);
   ip.id = static_cast<uint16_t>(r.packets_sent);
 
   pk::Packet* p = m_ledger.create();
@@ -268,15 +273,8 @@ void Host::queue_ctrl(pk::Packet* p) {
 void Host::send_ack(RecvState& st, uint32_t psn, uint8_t syndrome) {
   const FlowRecord& r = *st.rec;
   pk::EthSpec eth;
-  eth.dst = st.peer_mac;
-  eth.src = m_cfg.mac;
-  eth.vlan = m_cfg.vlan;
-  eth.pcp = r.pcp;
   pk::Ipv4Spec ip;
-  ip.src = m_cfg.ip;
-  ip.dst = st.peer_ip;
-  ip.dscp = r.dscp;
-  ip.ecn = m_cfg.ecn;
+  headers(eth, ip, st.peer_mac, st.peer_ip, r.pcp, r.dscp, m_cfg.ecn);
   pk::BthSpec bth;
   bth.opcode = pk::op::kAck;
   bth.dest_qp = r.src_qp;
@@ -294,15 +292,8 @@ void Host::send_ack(RecvState& st, uint32_t psn, uint8_t syndrome) {
 void Host::send_cnp(RecvState& st) {
   FlowRecord& r = *st.rec;
   pk::EthSpec eth;
-  eth.dst = st.peer_mac;
-  eth.src = m_cfg.mac;
-  eth.vlan = m_cfg.vlan;
-  eth.pcp = m_cfg.cnp_pcp;
   pk::Ipv4Spec ip;
-  ip.src = m_cfg.ip;
-  ip.dst = st.peer_ip;
-  ip.dscp = m_cfg.cnp_dscp;
-  ip.ecn = 0b10;
+  headers(eth, ip, st.peer_mac, st.peer_ip, m_cfg.cnp_pcp, m_cfg.cnp_dscp, 0b10);
   pk::Packet* p = m_ledger.create();
   pk::build_cnp(*p, eth, ip, st.udp_sport, r.src_qp);
   p->created_ps = core::now_ps();
@@ -313,15 +304,8 @@ void Host::send_cnp(RecvState& st) {
 
 void Host::send_cm(uint16_t attr, const FlowRecord& f, uint32_t peer_ip, pk::Mac peer_mac, bool from_sender) {
   pk::EthSpec eth;
-  eth.dst = peer_mac;
-  eth.src = m_cfg.mac;
-  eth.vlan = m_cfg.vlan;
-  eth.pcp = f.pcp;
   pk::Ipv4Spec ip;
-  ip.src = m_cfg.ip;
-  ip.dst = peer_ip;
-  ip.dscp = f.dscp;
-  ip.ecn = 0;
+  headers(eth, ip, peer_mac, peer_ip, f.pcp, f.dscp, 0);
   pk::CmSpec cm;
   cm.attr_id = attr;
   cm.tid = 0x524f4345ull << 16 | f.id;  // "ROCE" + flow id

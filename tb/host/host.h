@@ -184,6 +184,9 @@ class Host : public sc_core::sc_module,
   static void log_rp(void* ctx, const cc::RpSample& s);
   packet::Packet* make_packet(SendState& s, uint64_t idx);
   uint32_t payload_of(const SendState& s, uint64_t idx) const;
+  // Ethernet and IPv4 fields of a frame from this NIC to a peer.
+  void headers(packet::EthSpec& eth, packet::Ipv4Spec& ip, packet::Mac peer_mac, uint32_t peer_ip, uint8_t pcp,
+               uint8_t dscp, uint8_t ecn) const;
   packet::Packet* next_frame();
   // RC control frames (ACK/NAK, CNP, CM) go out ahead of data.
   void queue_ctrl(packet::Packet* p);
