@@ -6,6 +6,20 @@
 
 namespace rocesim::mmu {
 
+namespace {
+// Which PG, queue and pools an operation's cells belong to (admit and release alike).
+template <typename Op>
+void set_route(Charge& ch, const Op& op, uint8_t in_pool, uint8_t eg_pool) {
+  ch.in_port = op.in_port;
+  ch.pg = op.pg;
+  ch.out_port = op.out_port;
+  ch.queue = op.queue;
+  ch.in_pool = in_pool;
+  ch.eg_pool = eg_pool;
+}
+}  // namespace
+
+
 const char* verdict_name(Verdict v) {
   switch (v) {
     case Verdict::admit: return "admit";
@@ -137,12 +151,7 @@ AdmitResult Mmu::admit(const AdmitOp& op) {
   AdmitResult res;
   res.lossless = op.lossless && gp.lossless;
   Charge& ch = res.charge;
-  ch.in_port = op.in_port;
-  ch.pg = op.pg;
-  ch.out_port = op.out_port;
-  ch.queue = op.queue;
-  ch.in_pool = gp.lim.pool;
-  ch.eg_pool = ql.pool;
+  set_route(ch, op, gp.lim.pool, ql.pool);
 
   // Ingress: reserve first (the invariant keeps reserved <= reserve).
   Verdict v = Verdict::admit;
@@ -280,12 +289,7 @@ ReleaseResult Mmu::release(const ReleaseOp& op) {
 
   ReleaseResult res;
   Charge& ch = res.returned;
-  ch.in_port = op.in_port;
-  ch.pg = op.pg;
-  ch.out_port = op.out_port;
-  ch.queue = op.queue;
-  ch.in_pool = gp.lim.pool;
-  ch.eg_pool = ql.pool;
+  set_route(ch, op, gp.lim.pool, ql.pool);
   ch.in_reserved = in_r;
   ch.in_shared = in_s;
   ch.headroom = hr;
