@@ -13,6 +13,7 @@
 #include "link/mac.h"
 #include "packet/build.h"
 #include "endpoint.h"
+#include "frames.h"
 
 using namespace rocesim;
 
@@ -23,23 +24,7 @@ struct Generator {
   link::Ledger* ledger = nullptr;
   uint32_t payload = 1024;
   uint32_t psn = 0;
-  packet::Packet* operator()() {
-    packet::Packet* p = ledger->create();
-    packet::EthSpec eth;
-    eth.dst = 0x020000000002ull;
-    eth.src = 0x020000000001ull;
-    eth.vlan = true;
-    eth.pcp = 3;
-    packet::Ipv4Spec ip;
-    ip.src = 0x0a000001;
-    ip.dst = 0x0a000002;
-    packet::BthSpec bth;
-    bth.opcode = packet::op::kWriteMiddle;
-    bth.dest_qp = 0x101;
-    bth.psn = psn++ & 0xffffff;
-    packet::build_roce(*p, eth, ip, 0xc123, bth, nullptr, nullptr, payload);
-    return p;
-  }
+  packet::Packet* operator()() { return testkit::roce_frame(*ledger, payload, psn++, packet::op::kWriteMiddle, true, 3); }
 };
 
 struct Model {

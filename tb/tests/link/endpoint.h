@@ -11,6 +11,7 @@
 #include "core/time.h"
 #include "link/ledger.h"
 #include "link/mac.h"
+#include "frames.h"
 
 namespace rocesim::testkit {
 
@@ -55,5 +56,17 @@ class Endpoint : public sc_core::sc_module,
  private:
   link::Ledger& m_ledger;
 };
+
+// A RoCEv2 frame to QP 0x101 with `payload` bytes, from the ledger's pool.
+inline packet::Packet* roce_frame(link::Ledger& ledger, uint32_t payload, uint32_t psn,
+                                  uint8_t opcode = packet::op::kWriteMiddle, bool vlan = false, uint8_t pcp = 0) {
+  packet::Packet* p = ledger.create();
+  packet::BthSpec bth;
+  bth.opcode = opcode;
+  bth.dest_qp = 0x101;
+  bth.psn = psn & 0xffffff;
+  packet::build_roce(*p, test_eth(vlan, pcp), test_ip(), 0xc000, bth, nullptr, nullptr, payload);
+  return p;
+}
 
 }  // namespace rocesim::testkit

@@ -15,27 +15,14 @@
 #include "packet/build.h"
 #include "packet/crc.h"
 #include "endpoint.h"
+#include "frames.h"
 
 using namespace rocesim;
 using namespace sc_core;
 
 namespace {
 
-packet::Packet* roce_frame(link::Ledger& ledger, uint32_t payload, uint32_t psn) {
-  packet::Packet* p = ledger.create();
-  packet::EthSpec eth;
-  eth.dst = 0x020000000002ull;
-  eth.src = 0x020000000001ull;
-  packet::Ipv4Spec ip;
-  ip.src = 0x0a000001;
-  ip.dst = 0x0a000002;
-  packet::BthSpec bth;
-  bth.opcode = packet::op::kWriteMiddle;
-  bth.dest_qp = 0x101;
-  bth.psn = psn;
-  packet::build_roce(*p, eth, ip, 0xc000, bth, nullptr, nullptr, payload);
-  return p;
-}
+using testkit::roce_frame;
 
 // Recompute only the FCS, so the frame reaches the parser with a bad header.
 void refresh_fcs(packet::Packet& p) {
@@ -164,21 +151,7 @@ TEST(Link, CableDelayAddsExactlyItsConfiguredAmount) {
 TEST(Link, MinimumFrameIs64BytesOnTheWirePlusPreambleAndIfg) {
   Bench bench(100000000000ull, 0);
   // An untagged SEND_ONLY with no payload is 58 B + FCS: padded to 64 B.
-  for (int i = 0; i < 3; ++i) {
-    packet::Packet* p = bench.ledger.create();
-    packet::EthSpec eth;
-    eth.dst = 0x020000000002ull;
-    eth.src = 0x020000000001ull;
-    packet::Ipv4Spec ip;
-    ip.src = 0x0a000001;
-    ip.dst = 0x0a000002;
-    packet::BthSpec bth;
-    bth.opcode = packet::op::kSendOnly;
-    bth.dest_qp = 0x101;
-    bth.psn = static_cast<uint32_t>(i);
-    packet::build_roce(*p, eth, ip, 0xc000, bth, nullptr, nullptr, 0);
-    bench.q.push_back(p);
-  }
+  for (int i = 0; i < 3; ++i) bench.q.push_back(roce_frame(bench.ledger, 0, i, packet::op::kSendOnly));
   EXPECT_EQ(bench.q[0]->frame_len(), 64u);
   EXPECT_EQ(bench.q[0]->pad_len, 2u);
   bench.start_at(0);

@@ -12,6 +12,7 @@
 
 #include "link/pcap.h"
 #include "packet/build.h"
+#include "frames.h"
 
 using namespace rocesim;
 
@@ -38,14 +39,8 @@ std::string read_err() {
 
 TEST(PcapDecode, TsharkDecodesEveryFrameKind) {
   packet::PacketPool pool;
-  packet::EthSpec eth;
-  eth.dst = 0x020000000002ull;
-  eth.src = 0x020000000001ull;
-  eth.vlan = true;
-  eth.pcp = 3;
-  packet::Ipv4Spec ip;
-  ip.src = 0x0a000001;
-  ip.dst = 0x0a000002;
+  const packet::EthSpec eth = testkit::test_eth(true, 3);
+  const packet::Ipv4Spec ip = testkit::test_ip();
 
   link::PcapWriter w("test_pcap_decode.pcap");
   ASSERT_TRUE(w.open());
