@@ -13,18 +13,6 @@ namespace rocesim::sim {
 
 using core::CfgNode;
 
-bool parse_host_name(const std::string& name, uint32_t& index) {
-  if (name.size() < 2 || name[0] != 'h') return false;
-  uint64_t v = 0;
-  for (size_t i = 1; i < name.size(); ++i) {
-    if (name[i] < '0' || name[i] > '9') return false;
-    if (i == 1 && name[i] == '0' && name.size() > 2) return false;  // no leading zeros
-    v = v * 10 + static_cast<uint64_t>(name[i] - '0');
-    if (v > 1000000) return false;
-  }
-  index = static_cast<uint32_t>(v);
-  return true;
-}
 
 uint32_t Scenario::num_hosts() const {
   return topology.kind == "direct" ? 2 : static_cast<uint32_t>(topo.hosts.size());
@@ -104,9 +92,7 @@ void read_topology(const CfgNode& n, const std::string& scenario_file, TopologyS
   std::unique_ptr<core::Config> file_cfg;
   if (n.has("file")) {
     t.file = n.str("file");
-    std::string path = t.file;
-    const size_t slash = scenario_file.rfind('/');
-    if (!path.empty() && path[0] != '/' && slash != std::string::npos) path = scenario_file.substr(0, slash + 1) + path;
+    const std::string path = resolve_relative(scenario_file, t.file);
     try {
       file_cfg = core::Config::load_file(path);
     } catch (const core::ConfigError& e) {
@@ -191,13 +177,6 @@ void read_hosts(const CfgNode& n, HostsSection& h) {
   n.finish();
 }
 
-uint32_t host_ref(const CfgNode& f, const std::string& key, const std::string& value, uint32_t hosts) {
-  uint32_t idx = 0;
-  if (!parse_host_name(value, idx)) f.fail_key(key, "expected a host name h<i>, got '" + value + "'");
-  if (idx >= hosts)
-    f.fail_key(key, "no host '" + value + "': the topology has h0..h" + std::to_string(hosts - 1));
-  return idx;
-}
 
 void build_topology(const CfgNode& where, Scenario& s) {
   const TopologySection& t = s.topology;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/config.h"
+#include "sim/config_util.h"
 #include "link/link.h"
 #include "nic/cc/dcqcn_config.h"
 #include "sim/switch_config.h"
@@ -119,7 +120,5 @@ Scenario read_scenario(const core::Config& cfg);
 // read_scenario() accepts and that gives the same Scenario.
 std::string emit_resolved(const Scenario& s);
 
-// Host name "h<i>" -> i; false when the name is not of that form.
-bool parse_host_name(const std::string& name, uint32_t& index);
 
 }  // namespace rocesim::sim

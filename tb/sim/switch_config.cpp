@@ -7,6 +7,7 @@
 #include "mmu/config.h"
 #include "pfc/pfc.h"
 #include "sched/config.h"
+#include "sim/config_util.h"
 
 namespace rocesim::sim {
 
@@ -374,16 +375,7 @@ PfcSpec read_pfc(const CfgNode& n, uint32_t hosts) {
     const CfgNode st = n.map("storm");
     p.storm = true;
     p.storm_host = st.str("host");
-    uint32_t idx = 0;
-    bool ok = p.storm_host.size() > 1 && p.storm_host[0] == 'h';
-    uint64_t v = 0;
-    for (size_t i = 1; ok && i < p.storm_host.size(); ++i) {
-      ok = p.storm_host[i] >= '0' && p.storm_host[i] <= '9';
-      v = v * 10 + static_cast<uint64_t>(p.storm_host[i] - '0');
-    }
-    idx = static_cast<uint32_t>(v);
-    if (!ok || idx >= hosts) st.fail_key("host", "no host '" + p.storm_host + "'");
-    p.storm_host_index = idx;
+    p.storm_host_index = host_ref(st, "host", p.storm_host, hosts);
     p.storm_start_ps = st.time("start", 0);
     p.storm_priority = static_cast<uint32_t>(st.integer("priority", 3, 0, 7));
     st.finish();

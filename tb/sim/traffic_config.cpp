@@ -10,13 +10,6 @@ using core::CfgNode;
 
 namespace {
 
-uint32_t host_index(const CfgNode& n, const std::string& key, const std::string& v, uint32_t hosts) {
-  uint32_t i = 0;
-  if (!parse_host_name(v, i)) n.fail_key(key, "expected a host name h<i>, got '" + v + "'");
-  if (i >= hosts) n.fail_key(key, "no host '" + v + "': the topology has h0..h" + std::to_string(hosts - 1));
-  return i;
-}
-
 // A host list: `all`, a list of names, or a range "h3-h9".
 std::vector<uint32_t> host_list(const CfgNode& n, const std::string& key, uint32_t hosts) {
   std::vector<uint32_t> out;
@@ -33,7 +26,7 @@ std::vector<uint32_t> host_list(const CfgNode& n, const std::string& key, uint32
     }
     const size_t dash = v.find('-');
     if (dash == std::string::npos) n.fail_key(key, "expected all, a list of hosts or a range such as h0-h15");
-    const uint32_t a = host_index(n, key, v.substr(0, dash), hosts), b = host_index(n, key, v.substr(dash + 1), hosts);
+    const uint32_t a = host_ref(n, key, v.substr(0, dash), hosts), b = host_ref(n, key, v.substr(dash + 1), hosts);
     if (b < a) n.fail_key(key, "a range goes up: " + v);
     for (uint32_t i = a; i <= b; ++i) out.push_back(i);
     return out;
@@ -49,9 +42,7 @@ std::vector<uint32_t> host_list(const CfgNode& n, const std::string& key, uint32
 traffic::Cdf cdf_of(const CfgNode& n, const std::string& scenario_file) {
   const std::string name = n.str("cdf", "websearch");
   if (auto b = traffic::Cdf::builtin(name)) return *b;
-  std::string path = name;
-  const size_t slash = scenario_file.rfind('/');
-  if (!path.empty() && path[0] != '/' && slash != std::string::npos) path = scenario_file.substr(0, slash + 1) + path;
+  const std::string path = resolve_relative(scenario_file, name);
   try {
     return traffic::read_cdf_file(path, n.path() + ".cdf");
   } catch (const core::ConfigError& e) {
@@ -85,8 +76,8 @@ std::vector<traffic::Flow> read_traffic(const CfgNode& root, const Scenario& s, 
         p.stagger_ps = n.time("stagger", 0);
         for (const CfgNode& pr : n.seq("pairs")) {
           traffic::LongFlowParams::Pair q;
-          q.src = host_index(pr, "src", pr.str("src"), H);
-          q.dst = host_index(pr, "dst", pr.str("dst"), H);
+          q.src = host_ref(pr, "src", pr.str("src"), H);
+          q.dst = host_ref(pr, "dst", pr.str("dst"), H);
           if (pr.has("size")) q.size_bytes = pr.size("size");
           if (pr.has("start")) q.start_ps = pr.time("start");
           pr.finish();
@@ -96,7 +87,7 @@ std::vector<traffic::Flow> read_traffic(const CfgNode& root, const Scenario& s, 
         flows = traffic::long_flows(p, hosts, rng);
       } else if (kind == "incast") {
         traffic::IncastParams p;
-        p.receiver = host_index(n, "receiver", n.str("receiver"), H);
+        p.receiver = host_ref(n, "receiver", n.str("receiver"), H);
         p.senders = host_list(n, "senders", H);
         p.fan_in = static_cast<uint32_t>(n.integer("fan_in", p.fan_in, 1, H));
         p.size_bytes = n.size("size", p.size_bytes, 1);
@@ -142,9 +133,7 @@ std::vector<traffic::Flow> read_traffic(const CfgNode& root, const Scenario& s, 
           flows = traffic::all_to_all(p, hosts, rng);
         }
       } else {  // flow_file
-        std::string path = n.str("file");
-        const size_t slash = s.file.rfind('/');
-        if (!path.empty() && path[0] != '/' && slash != std::string::npos) path = s.file.substr(0, slash + 1) + path;
+        const std::string path = resolve_relative(s.file, n.str("file"));
         try {
           flows = traffic::read_flow_file(path, n.path() + ".file", H, "flow_file", dscp);
         } catch (const core::ConfigError& err) {

@@ -215,6 +215,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"pg_on_egress_pool",
                 "name: t\ntopology: {kind: single_switch}\nswitch:\n  mmu:\n    pg_lossy: {pool: egress_lossy}\n", "",
                 "key 'switch': invalid buffer configuration for a 16-port switch: "},
+        BadCase{"storm_unknown_host", "name: t\npfc:\n  storm: {host: h9}\n", "",
+                "@:3:17: key 'pfc.storm.host': no host 'h9': the topology has h0..h1"},
         BadCase{"dynamic_th_range", "name: t\nswitch:\n  mmu:\n    queue_lossy: {dynamic_th: 8}\n", "",
                 "@:4:31: key 'switch.mmu.queue_lossy.dynamic_th'"},
         BadCase{"pcap_switch_port", "name: t\ntopology: {kind: single_switch, hosts: 4}\n", "--pcap sw0:4",
