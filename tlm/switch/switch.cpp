@@ -84,6 +84,7 @@ Switch::Switch(sc_module_name name, const SwitchConfig& cfg, const RouteLookup& 
   for (int p = 0; p < 8; ++p) {
     const uint8_t tc = cfg.qos.pcp_to_tc[p] & 7;
     m_prio_queue[p] = cfg.qos.tc_to_queue[tc] & 7;
+    if (cfg.pfc.priorities >> p & 1) m_queue_prios[m_prio_queue[p]] |= static_cast<uint8_t>(1u << p);
     if (cfg.pfc.priorities >> p & 1) m_pg_prios[cfg.qos.tc_to_pg[tc] & 7] |= static_cast<uint8_t>(1u << p);
   }
   m_sched.reserve(n);
@@ -413,12 +414,17 @@ void Switch::dequeue_stats(uint32_t qi, const Queued& e) {
   if (m_cfg.mmu.ports[e.charge.in_port].pgs[e.charge.pg].lossless) pfc_update(e.charge.in_port, e.charge.pg, rel.pg, false);
 }
 
-uint8_t Switch::paused_queues(uint32_t port) {
-  const uint8_t prios = ports[port]->paused_mask();
-  if (!prios) return 0;
+uint8_t Switch::queues_of(uint8_t prios) const {
   uint8_t q = 0;
   for (int p = 0; p < 8; ++p)
     if (prios >> p & 1) q |= static_cast<uint8_t>(1u << m_prio_queue[p]);
+  return q;
+}
+
+uint8_t Switch::paused_queues(uint32_t port) {
+  const uint8_t prios = ports[port]->paused_mask();
+  if (!prios) return 0;
+  uint8_t q = queues_of(prios);
   // A queue the watchdog declared stormed ignores the pause (forward), or
   // has nothing to send (drop).
   if (m_cfg.pfc.watchdog)
@@ -495,18 +501,13 @@ void Switch::on_watchdog() {
   const uint64_t now = core::now_ps();
   const PfcConfig& c = m_cfg.pfc;
   for (uint32_t port = 0; port < ports.size(); ++port) {
-    const uint8_t prios = ports[port]->paused_mask();
-    uint8_t paused = 0;
-    for (int p = 0; p < 8; ++p)
-      if (prios >> p & 1) paused |= static_cast<uint8_t>(1u << m_prio_queue[p]);
+    const uint8_t paused = queues_of(ports[port]->paused_mask());
     for (uint32_t q = 0; q < 8; ++q) {
       const uint32_t qi = port * 8 + q;
       Wd& w = m_wd[qi];
       const QueueStats& qs = m_qstats[qi];
       const bool is_paused = paused >> q & 1;
-      uint8_t q_prios = 0;
-      for (int p = 0; p < 8; ++p)
-        if (m_prio_queue[p] == q && (c.priorities >> p & 1)) q_prios |= static_cast<uint8_t>(1u << p);
+      const uint8_t q_prios = m_queue_prios[q];
       auto log = [&](const char* what) {
         if (!m_log) return;
         for (int p = 0; p < 8; ++p)

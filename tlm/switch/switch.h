@@ -219,6 +219,7 @@ class Switch : public sc_core::sc_module, public link::TxReady {
   void on_refresh();
   void on_watchdog();
   uint8_t paused_queues(uint32_t port);
+  uint8_t queues_of(uint8_t prios) const;  // the queues carrying these priorities
   void flush_queue(uint32_t qi);
   void dequeue_stats(uint32_t qi, const Queued& e);
   // ECN decision for a packet of queue qi at this marking point.
@@ -250,6 +251,7 @@ class Switch : public sc_core::sc_module, public link::TxReady {
   std::vector<pfc::Generator> m_gen;                // port * 8 + pg
   std::array<uint8_t, 8> m_pg_prios{};              // PFC priorities of each PG
   std::array<uint8_t, 8> m_prio_queue{};            // queue carrying each priority
+  std::array<uint8_t, 8> m_queue_prios{};           // PFC priorities each queue carries
   std::vector<uint64_t> m_refresh_ps;               // per port
   std::vector<std::pair<uint64_t, uint32_t>> m_refresh;  // min-heap (time, port * 8 + pg)
   sc_core::sc_event m_refresh_ev;
