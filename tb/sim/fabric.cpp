@@ -83,7 +83,6 @@ Fabric::Fabric(sc_module_name name, const Scenario& s) : sc_module(name), m_s(s)
     link::connect(m_hosts[0]->mac, *m_links[0], m_hosts[1]->mac);
   } else {
     // Modules per node, in node order (hosts first).
-    std::vector<sw::Switch*> sw_of(T.nodes.size(), nullptr);
     m_sw_index.assign(T.nodes.size(), -1);
     for (uint32_t n = 0; n < T.nodes.size(); ++n) {
       const topology::Node& node = T.nodes[n];
@@ -106,11 +105,10 @@ Fabric::Fabric(sc_module_name name, const Scenario& s) : sc_module(name), m_s(s)
       m_routes.push_back(std::make_unique<TopoRoutes>(T.routes[n]));
       m_switches.push_back(std::make_unique<sw::Switch>(node.name.c_str(), c, *m_routes.back(), m_ledger));
       m_switches.back()->set_event_log(&m_events);
-      sw_of[n] = m_switches.back().get();
       m_sw_index[n] = static_cast<int>(m_switches.size() - 1);
     }
     auto mac_at = [&](topology::PortRef r) -> link::Mac& {
-      if (sw_of[r.node]) return *sw_of[r.node]->ports[r.port];
+      if (m_sw_index[r.node] >= 0) return *m_switches[static_cast<size_t>(m_sw_index[r.node])]->ports[r.port];
       return m_hosts[T.nodes[r.node].index]->mac;
     };
     for (const topology::LinkSpec& l : T.links) {

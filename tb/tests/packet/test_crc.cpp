@@ -15,11 +15,7 @@ namespace {
 using test::hex;
 using test::ref_crc_raw;
 
-// The ConnectX-4 Lx CNP from scapy's test/contrib/roce.uts (REFERENCE.md),
-// Ethernet header to ICRC, no FCS.
-const char* kCnpVector =
-    "e41d2dab2bc27cfe90643b32 0800 45c2003c718c4000401191610a0011010a001201"
-    "000012b700280000 8100ffff4000011800000000 00000000000000000000000000000000 82fd002a";
+using test::kCnpVector;
 
 TEST(Crc32, PublishedCheckValues) {
   const char* s = "123456789";

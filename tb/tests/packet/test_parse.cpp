@@ -17,9 +17,7 @@ namespace {
 using test::hex;
 using test::materialize;
 
-const char* kCnpVector =
-    "e41d2dab2bc27cfe90643b32 0800 45c2003c718c4000401191610a0011010a001201"
-    "000012b700280000 8100ffff4000011800000000 00000000000000000000000000000000 82fd002a";
+using test::kCnpVector;
 
 // Rewrite the IPv4 checksum of a raw frame at l3 after an edit.
 void fix_ip_checksum(std::vector<uint8_t>& f, size_t l3) {
