@@ -363,9 +363,13 @@ pk::Packet* Switch::pull(uint32_t port) {
   m_queues[qi].pop_front();
   dequeue_stats(qi, e);
 
-  // Read the header bytes back out of the cells. The scheduler issued the read
-  // `read` cycles ahead (the packet became eligible only after them), so an
-  // uncontended read is already done now.
+  // Read the header bytes back out of the cells. The egress pipeline prefetches:
+  // the read was issued `read` cycles before the last clock edge at or before
+  // now (the packet became eligible only after them), so an uncontended read
+  // is done by that edge and the frame starts exactly at the previous frame's
+  // end, back to back. Only when the memory's read bandwidth cannot keep up
+  // (other ports' reads, or fewer cells per cycle than the line rate needs)
+  // does the frame wait, until the clock edge that ends its read.
   const uint32_t read_cycles = (e.cells + m_cfg.buffer.read_cells_per_cycle - 1) / m_cfg.buffer.read_cells_per_cycle;
   m_gp.set_command(tlm::TLM_READ_COMMAND);
   m_gp.set_address(static_cast<uint64_t>(e.head_cell) * m_cfg.buffer.cell_bytes);
@@ -373,7 +377,7 @@ pk::Packet* Switch::pull(uint32_t port) {
   m_gp.set_data_length(e.p->hdr_len);
   m_gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   m_cc.cells = e.cells;
-  m_cc.lead_ps = std::min<uint64_t>(cycles(read_cycles), now);
+  m_cc.lead_ps = std::min<uint64_t>(now % m_cfg.clock_period_ps + cycles(read_cycles), now);
   sc_time d = SC_ZERO_TIME;
   buf_isck->b_transport(m_gp, d);
   if (!m_gp.is_response_ok()) SC_REPORT_ERROR("rocesim/switch", "packet buffer read failed");
