@@ -80,7 +80,8 @@ class Mac : public sc_core::sc_module {
   Mac(sc_core::sc_module_name name, uint32_t port, const MacConfig& cfg, Ledger& ledger);
 
   void set_ready(TxReady* r) { m_ready = r; }
-  void set_pcap(PcapWriter* rx_cap, PcapWriter* tx_cap) { m_rx_pcap = rx_cap; m_tx_pcap = tx_cap; }
+  // Taps on the received and sent frames (captures or probes); null for none.
+  void set_pcap(FrameTap* rx_cap, FrameTap* tx_cap) { m_rx_pcap = rx_cap; m_tx_pcap = tx_cap; }
 
   // The node has a frame: if the MAC is idle, it asks for it now.
   void kick();
@@ -135,8 +136,8 @@ class Mac : public sc_core::sc_module {
   FromCable m_from_cable;
   FromNode m_from_node;
   TxReady* m_ready = nullptr;
-  PcapWriter* m_rx_pcap = nullptr;
-  PcapWriter* m_tx_pcap = nullptr;
+  FrameTap* m_rx_pcap = nullptr;
+  FrameTap* m_tx_pcap = nullptr;
   bool m_tx_busy = false;
   bool m_in_start = false;
   sc_core::sc_event m_tx_done_ev;

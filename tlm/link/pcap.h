@@ -14,16 +14,26 @@
 
 namespace rocesim::link {
 
-class PcapWriter {
+// What sees every frame a MAC sends or receives, stamped with the exact
+// picosecond of its first bit on the wire: a capture file, or a probe (a
+// test's, a tracer's). A MAC calls it with no tap set at the cost of one
+// null check.
+class FrameTap {
+ public:
+  virtual ~FrameTap() = default;
+  virtual void write(uint64_t ts_ps, const packet::Packet& p) = 0;
+};
+
+class PcapWriter : public FrameTap {
  public:
   explicit PcapWriter(std::string path);
-  ~PcapWriter();
+  ~PcapWriter() override;
   PcapWriter(const PcapWriter&) = delete;
   PcapWriter& operator=(const PcapWriter&) = delete;
 
   // Opens NAME.partial and writes the global header; false (with errno set) on failure.
   bool open();
-  void write(uint64_t ts_ps, const packet::Packet& p);
+  void write(uint64_t ts_ps, const packet::Packet& p) override;
   // Flushes, closes and renames to the final name. Returns false on an I/O error.
   bool close();
 
