@@ -24,7 +24,8 @@ sw::QosConfig SwitchSpec::default_qos() {
 }
 
 ecn::MarkerConfig SwitchSpec::default_ecn() {
-  // WRED with the HPCC evaluation's per-25G values (REFERENCE.md).
+  // WRED with the HPCC evaluation's per-25G values (REFERENCE.md), in bytes
+  // (ecn.unit: cells converts them, ecn/config.h).
   ecn::MarkerConfig c;
   c.mode = ecn::MarkerConfig::Mode::wred;
   c.point = ecn::MarkerConfig::Point::enqueue;
@@ -40,18 +41,22 @@ ecn::MarkerConfig SwitchSpec::default_ecn() {
 namespace {
 
 // One marker config: keys absent keep the values of `c` (the default or the
-// top-level section a per-queue entry inherits).
-void read_marker(const CfgNode& n, ecn::MarkerConfig& c, bool top) {
+// top-level section a per-queue entry inherits). A `unit` different from the
+// inherited one converts the inherited thresholds first (ecn::MarkerConfig::
+// in_unit: bytes -> cells rounded up at the switch's cell size), so
+// `unit: cells` alone gives the byte defaults in cells, not 100000 cells.
+void read_marker(const CfgNode& n, ecn::MarkerConfig& c, bool top, uint32_t cell_bytes) {
   using M = ecn::MarkerConfig;
   const std::string mode = n.choice("mode", ecn::mode_name(c.mode), {"off", "threshold", "wred", "hysteresis"});
   c.mode = mode == "off" ? M::Mode::off : mode == "threshold" ? M::Mode::threshold : mode == "wred" ? M::Mode::wred
                                                                                                     : M::Mode::hysteresis;
   c.point = n.choice("point", ecn::point_name(c.point), {"enqueue", "dequeue"}) == "enqueue" ? M::Point::enqueue
                                                                                                 : M::Point::dequeue;
-  c.in_cells = n.choice("unit", c.in_cells ? "cells" : "bytes", {"bytes", "cells"}) == "cells";
+  const bool cells = n.choice("unit", ecn::unit_name(c.unit), {"bytes", "cells"}) == "cells";
+  c = c.in_unit(cells ? M::Unit::cells : M::Unit::bytes, cell_bytes);
   // Thresholds: sizes in bytes, or plain integers when the unit is cells.
   auto amount = [&](const char* key, uint64_t v) -> uint64_t {
-    return c.in_cells ? static_cast<uint64_t>(n.integer(key, static_cast<int64_t>(v), 0, INT64_MAX)) : n.size(key, v);
+    return cells ? static_cast<uint64_t>(n.integer(key, static_cast<int64_t>(v), 0, INT64_MAX)) : n.size(key, v);
   };
   c.k = amount("k", c.k);
   c.kmin = amount("kmin", c.kmin);
@@ -202,7 +207,7 @@ SwitchSpec read_switch(const CfgNode& n) {
   psh.finish();
   sc.finish();
   const CfgNode e = n.map("ecn");
-  read_marker(e, s.ecn, true);
+  read_marker(e, s.ecn, true, s.cell_bytes);
   s.ecn_lossless_only = e.boolean("lossless_only", s.ecn_lossless_only);
   const CfgNode qs = e.map("queues");
   for (const std::string& k : qs.keys()) {
@@ -210,7 +215,7 @@ SwitchSpec read_switch(const CfgNode& n) {
     const int q = k[0] - '0';
     s.ecn_override[q] = true;
     s.ecn_queue[q] = s.ecn;
-    read_marker(qs.map(k), s.ecn_queue[q], false);
+    read_marker(qs.map(k), s.ecn_queue[q], false, s.cell_bytes);
   }
   qs.finish();
   e.finish();
@@ -317,10 +322,13 @@ sw::SwitchConfig make_switch_config(const SwitchSpec& s, const PfcSpec& pfc, con
       if (pg_lossless[s.qos.tc_to_pg[s.qos.pcp_to_tc[p]]]) f.priorities |= static_cast<uint8_t>(1u << p);
   f.gen.dynamic_xoff = pfc.xoff_dynamic;
   f.gen.xoff_cells = cells(pfc.xoff_bytes, cell);
+  using XonRule = pfc::GeneratorConfig::XonRule;
+  f.gen.xon_rule = pfc.xon_rule == PfcSpec::Xon::absolute ? XonRule::absolute
+                   : pfc.xon_rule == PfcSpec::Xon::ratio  ? XonRule::ratio
+                                                          : XonRule::offset;
   f.gen.xon_offset_cells = pfc.xon_rule == PfcSpec::Xon::offset ? cells(pfc.xon_offset_bytes, cell) : 0;
-  f.gen.use_xon_absolute = pfc.xon_rule == PfcSpec::Xon::absolute;
   f.gen.xon_cells = pfc.xon_bytes / cell;
-  f.gen.xon_ratio = pfc.xon_rule == PfcSpec::Xon::ratio ? pfc.xon_ratio : 0;
+  f.gen.xon_ratio_q16 = pfc.xon_rule == PfcSpec::Xon::ratio ? pfc::xon_ratio_fixed(pfc.xon_ratio) : 0;
   f.pause_quanta = static_cast<uint16_t>(pfc.pause_quanta);
   f.refresh_ps = pfc.refresh_ps;
   f.response_ps = pfc.response_ps;
@@ -504,10 +512,11 @@ std::string emit_switch(const SwitchSpec& s) {
   o << "}\n    shaper: {rate: " << core::format_rate(s.port_shaper_rate_bps)
     << ", burst: " << core::format_size(s.port_shaper_burst_bytes) << "}\n";
   auto marker = [&](const ecn::MarkerConfig& c) {
-    auto amount = [&](uint64_t v) { return c.in_cells ? std::to_string(v) : core::format_size(v); };
+    const bool cells = c.unit == ecn::MarkerConfig::Unit::cells;
+    auto amount = [&](uint64_t v) { return cells ? std::to_string(v) : core::format_size(v); };
     std::ostringstream m;
     m << "mode: " << ecn::mode_name(c.mode) << ", point: " << ecn::point_name(c.point)
-      << ", unit: " << (c.in_cells ? "cells" : "bytes") << ", k: " << amount(c.k) << ", kmin: " << amount(c.kmin)
+      << ", unit: " << ecn::unit_name(c.unit) << ", k: " << amount(c.k) << ", kmin: " << amount(c.kmin)
       << ", kmax: " << amount(c.kmax) << ", pmax: " << c.pmax << ", k_high: " << amount(c.k_high)
       << ", k_low: " << amount(c.k_low);
     return m.str();

@@ -1,6 +1,7 @@
 #include "ecn/config.h"
 
 #include <sstream>
+#include <stdexcept>
 
 #include "ecn/marker.h"
 
@@ -37,7 +38,33 @@ std::vector<std::string> MarkerConfig::validate() const {
       msg("mode: unknown value ", int(mode));
   }
   if (point != Point::enqueue && point != Point::dequeue) msg("point: unknown value ", int(point));
+  if (unit != Unit::bytes && unit != Unit::cells) msg("unit: unknown value ", int(unit));
   return err;
+}
+
+MarkerConfig MarkerConfig::in_unit(Unit u, uint32_t cell_bytes) const {
+  if (cell_bytes == 0) throw std::invalid_argument("ecn::MarkerConfig::in_unit: cell_bytes is 0");
+  MarkerConfig c = *this;
+  if (u == unit) return c;
+  c.unit = u;
+  auto conv = [&](uint64_t v) -> uint64_t {
+    if (u == Unit::cells) return v / cell_bytes + (v % cell_bytes != 0);
+    return v > UINT64_MAX / cell_bytes ? UINT64_MAX : v * cell_bytes;  // saturates (never in a valid config)
+  };
+  c.k = conv(k);
+  c.kmin = conv(kmin);
+  c.kmax = conv(kmax);
+  c.k_high = conv(k_high);
+  c.k_low = conv(k_low);
+  return c;
+}
+
+const char* unit_name(MarkerConfig::Unit u) {
+  switch (u) {
+    case MarkerConfig::Unit::bytes: return "bytes";
+    case MarkerConfig::Unit::cells: return "cells";
+  }
+  return "?";
 }
 
 const char* mode_name(MarkerConfig::Mode m) {

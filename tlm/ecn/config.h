@@ -2,9 +2,15 @@
 // class copied to its queues. A plain struct (no YAML): the scenario reader
 // fills it and calls validate() before building a Marker.
 //
-// Queue lengths and thresholds are in one unit, bytes or cells (in_cells);
-// the marker compares numbers and never converts, so the caller passes the
-// queue length in the configured unit.
+// Units: queue lengths and thresholds are in one unit, bytes or cells
+// (MarkerConfig::unit); the marker compares numbers and never converts, so
+// the caller passes the queue length in the configured unit. Cells are what
+// the RTL counts (the MMU's per-queue cell counter); bytes need a byte
+// counter per queue next to it. The threshold defaults of the struct are
+// bytes (HPCC's per-25G values, REFERENCE.md): k 100000, kmin 100000,
+// kmax 400000, k_high 200000, k_low 100000. A cell configuration is the
+// same values in cells: in_unit(Unit::cells, cell_bytes) converts every
+// threshold, rounding up (e.g. 391, 391, 1563, 782, 391 cells at 256 B).
 #pragma once
 
 #include <cstdint>
@@ -26,18 +32,31 @@ struct MarkerConfig {
   // reaches the receiver one queueing delay earlier).
   enum class Point : uint8_t { enqueue, dequeue };
 
+  // What the queue length and every threshold count.
+  enum class Unit : uint8_t { bytes, cells };
+
   Mode mode = Mode::off;
   Point point = Point::enqueue;
-  bool in_cells = false;  // queue length and thresholds in cells instead of bytes
+  Unit unit = Unit::bytes;  // the defaults below are bytes
 
   // threshold
-  uint64_t k = 100000;
+  uint64_t k = 100000;  // bytes
   // wred: no mark at q <= kmin, Pmax*(q-kmin)/(kmax-kmin) for kmin < q <= kmax,
-  // always above kmax. Defaults: HPCC's per-25G values (REFERENCE.md).
+  // always above kmax. Defaults: HPCC's per-25G values (REFERENCE.md), bytes.
   uint64_t kmin = 100000, kmax = 400000;
+  // Configuration only: the marker uses round(pmax * 2^32) (pmax_fixed() in
+  // marker.h), an integer, from its construction on.
   double pmax = 0.2;
-  // hysteresis
+  // hysteresis, bytes
   uint64_t k_high = 200000, k_low = 100000;
+
+  // The same configuration with its thresholds in unit u (cell_bytes 0 throws
+  // std::invalid_argument):
+  // bytes -> cells is ceil(v / cell_bytes), so a cell threshold K_c is never
+  // below the byte threshold it came from (K_c * cell_bytes >= K_b): a queue
+  // whose cells span at most K_b bytes is never marked because of the
+  // rounding; cells -> bytes is v * cell_bytes (exact; saturating). Same unit: a copy.
+  MarkerConfig in_unit(Unit u, uint32_t cell_bytes) const;
 
   // Problems with the fields the mode uses, one message each; empty when
   // valid. wred: kmin < kmax, kmax - kmin < 2^32 (the fixed-point rule
@@ -48,5 +67,6 @@ struct MarkerConfig {
 
 const char* mode_name(MarkerConfig::Mode m);    // "off" | "threshold" | "wred" | "hysteresis"
 const char* point_name(MarkerConfig::Point p);  // "enqueue" | "dequeue"
+const char* unit_name(MarkerConfig::Unit u);    // "bytes" | "cells"
 
 }  // namespace rocesim::ecn

@@ -19,7 +19,8 @@
 //   the same way whatever the codepoint: the state is the queue's, not the
 //   flow's.
 //
-// Rules, on q = queue_len in the configured unit (bytes or cells):
+// Rules, on q = queue_len in the configured unit (bytes or cells), all
+// integer compares (the only non-integer input, Pmax, becomes P32 below):
 //   off:        never fires.
 //   threshold:  fires iff q > K (the DCTCP step; q == K does not fire).
 //   wred:       q <= Kmin never; q > Kmax always; Kmin < q <= Kmax with
@@ -49,10 +50,21 @@
 //   within 2^-31 of Pmax*(q-Kmin)/(Kmax-Kmin); with Pmax = 1 it is exactly 1
 //   at q = Kmax.
 //
-// Which queue length: the marker compares the number it is given. The switch
-// passes the queue's occupancy (excluding the packet itself) at the
-// configured point: at enqueue what the packet finds, at dequeue what it
-// leaves behind.
+// Which queue length: the marker compares the number it is given, in the
+// configured unit (config.h). The switch (tlm/switch/switch.cpp ecn_mark)
+// passes the egress queue's occupancy without the packet itself:
+//   - enqueue: what the packet finds, i.e. the queue *before* its own cells
+//     are charged. The MMU has already admitted and charged the packet when
+//     the marker runs, so in cells this is the MMU's queue counter minus the
+//     packet's egress charge: the value the admission pipeline read for its
+//     own threshold compare (mmu.h: "s < T before it is enqueued"), so the
+//     RTL needs one counter read per packet for both, and no adder. The
+//     same definition as DCTCP's "queue occupancy upon arrival > K" and as
+//     RED's arrival-time queue. A packet of c cells arriving at a queue of
+//     q cells is marked by a threshold K iff q > K, even if q + c > K.
+//   - dequeue: what it leaves behind, the queue after its cells are
+//     returned.
+// In bytes, the same instants on the switch's per-queue byte counter.
 //
 // Counters are cumulative and never reset: a sampler keeps the previous
 // snapshot and subtracts (operator-) for the mark ratio of an interval.

@@ -105,18 +105,31 @@ Generator::Action Generator::update(const GeneratorConfig& c, uint64_t shared, u
     return Action::none;
   }
   if (headroom > 0) return Action::none;  // still absorbing in-flight data
-  bool resume;
-  if (c.use_xon_absolute) {
-    resume = shared <= c.xon_cells;
-  } else if (c.xon_ratio > 0) {
-    resume = static_cast<double>(shared) <= c.xon_ratio * static_cast<double>(xoff_level);
-  } else {
-    resume = shared + c.xon_offset_cells < xoff_level;
+  bool resume = false;
+  switch (c.xon_rule) {
+    case GeneratorConfig::XonRule::absolute:
+      resume = shared <= c.xon_cells;
+      break;
+    case GeneratorConfig::XonRule::ratio:
+      // 128-bit products: exact for any 64-bit level.
+      resume = static_cast<unsigned __int128>(shared) * kXonRatioOne <=
+               static_cast<unsigned __int128>(c.xon_ratio_q16) * xoff_level;
+      break;
+    case GeneratorConfig::XonRule::offset:
+      resume = shared + c.xon_offset_cells < xoff_level;
+      break;
   }
   if (!resume) return Action::none;
   m_xoff = false;
   ++m_transitions;
   return Action::xon;
+}
+
+uint32_t xon_ratio_fixed(double ratio) {
+  if (!(ratio > 0.0)) return 0;
+  if (ratio >= 1.0) return kXonRatioOne;
+  // Scaling by a power of two is exact; floor is the one rounding step.
+  return static_cast<uint32_t>(std::floor(ratio * static_cast<double>(kXonRatioOne)));
 }
 
 uint64_t peer_response_quanta(uint64_t rate_bps) {

@@ -87,27 +87,58 @@ class PauseReceiver {
   core::Ring<Transition> m_log{16};
 };
 
-// XOFF/XON decision of one (ingress port, PG), with hysteresis. The MMU
-// reports the PG's shared use and headroom use after every admit and release;
-// the generator turns them into transitions.
+// XOFF/XON decision of one (ingress port, PG), with hysteresis. Integer
+// cells only (the RTL mirrors it): the caller passes the PG's shared and
+// headroom use and the MMU's current threshold on its shared use.
+//
+// When it is evaluated (decision semantics, the same in the model and the
+// RTL; docs/design.md "Decision semantics"):
+//   - on every admit and release of the PG's own packets, with the PG's state
+//     after that operation (Mmu::admit/release return it);
+//   - on the PG's refresh tick while it is XOFF, with its state read at that
+//     instant (Mmu::pg_state): when the XON rule holds then, the switch sends
+//     XON instead of the refresh.
+//   It is not evaluated when only other PGs of the pool change, although a
+//   dynamic threshold moves with them. A hardware MMU compares a PG's
+//   counters with its threshold when that PG's counters are updated (one
+//   compare per operation); re-evaluating every XOFF PG of a pool on every
+//   other PG's operation is a scan the per-cell pipeline cannot afford. The
+//   refresh tick is the per-PG timer the hardware already has (it re-sends
+//   the pause); evaluating there bounds how late a pool change is noticed to
+//   one refresh period, and it is needed for liveness: an XOFF PG whose
+//   packets have all left has no operation of its own any more (its sender
+//   is paused), so a threshold that rose only because other PGs drained
+//   would otherwise never release it, and the refresh would keep its sender
+//   paused for ever. An XOFF that a pool change alone would cause is not
+//   sent until the PG's next admit, the only time it takes buffer.
 struct GeneratorConfig {
   bool dynamic_xoff = true;    // XOFF at the MMU's dynamic threshold; else at xoff_cells
   uint64_t xoff_cells = 0;     // static XOFF threshold on shared use
-  // XON rule (SONiC): resume when shared use falls below the XOFF threshold
-  // minus xon_offset_cells, or to xon_cells when use_xon_absolute, or to
-  // xon_ratio times the threshold when xon_ratio > 0 (the seed's "low = half of high").
+  // XON rule (SONiC), with X the XOFF level (the threshold, or xoff_cells):
+  //   offset:   resume when shared + xon_offset_cells < X;
+  //   absolute: resume when shared <= xon_cells;
+  //   ratio:    resume when shared * 2^16 <= xon_ratio_q16 * X, i.e.
+  //             shared <= floor(xon_ratio_q16 * X / 2^16), exact integers
+  //             (the seed's "low = half of high" is xon_ratio_q16 = 32768).
+  enum class XonRule : uint8_t { offset, absolute, ratio };
+  XonRule xon_rule = XonRule::offset;
   uint64_t xon_offset_cells = 0;
-  bool use_xon_absolute = false;
   uint64_t xon_cells = 0;
-  double xon_ratio = 0;
+  uint32_t xon_ratio_q16 = 0;  // ratio in units of 2^-16, 0 .. kXonRatioOne; see xon_ratio_fixed()
 };
+inline constexpr uint32_t kXonRatioOne = 1u << 16;
+// A configured ratio in [0, 1] as xon_ratio_q16: floor(ratio * 2^16) (exact
+// for the binary fractions 1/2, 1/4, 3/4, ...), clamped to [0, 2^16]. Floor,
+// so the XON level never exceeds the configured fraction of the XOFF level:
+// the hysteresis band is never narrower than asked. Config-time only.
+uint32_t xon_ratio_fixed(double ratio);
 
 class Generator {
  public:
   enum class Action : uint8_t { none, xoff, xon };
-  // After an MMU operation: shared and headroom cells of the PG, the MMU's
-  // current threshold on its shared use, and whether the packet just admitted
-  // went into headroom.
+  // One evaluation: shared and headroom cells of the PG, the MMU's current
+  // threshold on its shared use, and whether the packet just admitted went
+  // into headroom (false on a release or a refresh tick).
   Action update(const GeneratorConfig& c, uint64_t shared, uint64_t headroom, uint64_t threshold, bool in_headroom);
   bool xoff() const { return m_xoff; }
   uint64_t transitions() const { return m_transitions; }
@@ -117,7 +148,9 @@ class Generator {
   uint64_t m_transitions = 0;
 };
 
-// Per-PG headroom in bytes by the SONiC dynamic headroom calculation
+// Per-PG headroom in bytes by the SONiC dynamic headroom calculation. A
+// configuration-time computation (its result is a per-PG constant the RTL is
+// configured with, not a decision it mirrors), rounded up to a byte
 // (sonic-buffermgrd, "Dynamic headroom calculation" design):
 //   cable bytes  = cable delay * port speed / 8
 //   peer response = quanta(speed) * 512 / 8, quanta 25G 80, 40G 118, 50G 147,

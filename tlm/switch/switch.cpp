@@ -396,10 +396,19 @@ void Switch::ecn_mark(uint32_t qi, pk::Packet& p, ecn::MarkerConfig::Point point
   const ecn::MarkerConfig& c = m.config();
   if (c.mode == ecn::MarkerConfig::Mode::off || c.point != point) return;
   if (p.meta.kind != pk::FrameKind::roce && p.meta.kind != pk::FrameKind::ipv4_other) return;  // IPv4 data only
-  // The queue as the packet finds it: without the packet itself (at enqueue
-  // it is not in yet; at dequeue it has just left).
-  const QueueStats& qs = m_qstats[qi];
-  ecn::mark_packet(m, p, c.in_cells ? qs.depth_cells : qs.depth_bytes);
+  // The queue without the packet itself (ecn/marker.h "Which queue length").
+  // At enqueue the MMU has already charged the packet, so in cells the queue
+  // it finds is the MMU's counter minus the packet's own cells (the counter
+  // as the admission compare read it); the byte counter counts the packet
+  // only after this call. At dequeue both have already returned it.
+  uint64_t len;
+  if (c.unit == ecn::MarkerConfig::Unit::cells) {
+    len = m_mmu.queue_state(static_cast<uint16_t>(qi / 8), static_cast<uint8_t>(qi % 8)).total();
+    if (point == ecn::MarkerConfig::Point::enqueue) len -= m_mmu.cells_for(p.frame_len());
+  } else {
+    len = m_qstats[qi].depth_bytes;
+  }
+  ecn::mark_packet(m, p, len);
 }
 
 void Switch::dequeue_stats(uint32_t qi, const Queued& e) {
@@ -484,6 +493,16 @@ void Switch::on_refresh() {
     bool newer = false;
     for (const auto& r : m_refresh) newer |= r.second == key;
     if (newer) continue;
+    // The refresh tick re-evaluates XON on the PG's state now (pfc.h: a
+    // dynamic threshold may have risen because other PGs drained, and an
+    // XOFF PG with nothing left has no operation of its own to resume on).
+    const uint16_t port = static_cast<uint16_t>(key / 8);
+    const uint8_t pg = static_cast<uint8_t>(key % 8);
+    const mmu::PgState st = m_mmu.pg_state(port, pg);
+    if (m_gen[key].update(m_cfg.pfc.gen, st.shared, st.headroom, st.threshold, false) == pfc::Generator::Action::xon) {
+      send_pause(port, pg, false);
+      continue;
+    }
     ++m_pfc_stats[key / 8].refreshes;
     send_pause(key / 8, static_cast<uint8_t>(key % 8), true, true);
   }

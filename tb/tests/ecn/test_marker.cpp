@@ -342,48 +342,120 @@ TEST(WredRule, ConsumesOneWordPerRampPacket) {
 
 // ---------------------------------------------------------------- determinism
 
-std::vector<Decision> run(const MarkerConfig& c, core::Rng r) {
-  Marker m(c, r);
-  core::Rng qs(11, "trace");
-  std::vector<Decision> out;
-  for (int i = 0; i < 20000; ++i) out.push_back(m.decide(qs.below(450000), uint8_t(qs.below(4))));
+// The decisions a seed and a queue name imply, computed here from the rule in
+// marker.h (not by a second Marker): for q in (Kmin, Kmax] the word is the
+// upper half of the stream's next 64-bit output and the packet fires iff
+// r * (Kmax - Kmin) < (q - Kmin) * P32; above Kmax always, at or below Kmin
+// never. P32 for Pmax 0.2 is round(0.2 * 2^32) = round(858993459.2).
+struct Expected {
+  bool fired, drew;
+  uint32_t r;
+};
+constexpr uint64_t kP32Of02 = 858993459;
+
+std::vector<Expected> expected_wred(uint64_t kmin, uint64_t kmax, uint64_t p32, core::Rng stream,
+                                    const std::vector<uint64_t>& qs) {
+  std::vector<Expected> out;
+  for (uint64_t q : qs) {
+    if (q > kmax) {
+      out.push_back({true, false, 0});
+    } else if (q > kmin) {
+      const uint32_t r = uint32_t(stream.next_u64() >> 32);
+      out.push_back({uint64_t(r) * (kmax - kmin) < (q - kmin) * p32, true, r});
+    } else {
+      out.push_back({false, false, 0});
+    }
+  }
   return out;
 }
 
-bool same(const Decision& a, const Decision& b) {
-  return a.mark == b.mark && a.would_mark == b.would_mark && a.ect == b.ect && a.drew == b.drew &&
-         a.rand32 == b.rand32 && a.ecn_out == b.ecn_out;
-}
-
-TEST(Determinism, SameSeedSameDecisionsOtherSeedsDiffer) {
-  const MarkerConfig c = cfg_wred(100000, 400000, 0.2);
-  const auto a = run(c, core::Rng(42, "sw1.eth3.q3"));
-  const auto b = run(c, core::Rng(42, "sw1.eth3.q3"));
-  const auto other_seed = run(c, core::Rng(43, "sw1.eth3.q3"));
-  const auto other_name = run(c, core::Rng(42, "sw1.eth3.q4"));
-  ASSERT_EQ(a.size(), b.size());
-  size_t diff_seed = 0, diff_name = 0, draws = 0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    ASSERT_TRUE(same(a[i], b[i])) << "packet " << i;
-    diff_seed += a[i].would_mark != other_seed[i].would_mark;
-    diff_name += a[i].would_mark != other_name[i].would_mark;
-    draws += a[i].drew;
-    // Whether a packet draws depends on its queue length only.
-    ASSERT_EQ(a[i].drew, other_seed[i].drew);
+// A fixed trace of queue lengths and codepoints.
+struct Trace {
+  std::vector<uint64_t> q;
+  std::vector<uint8_t> ecn;
+};
+Trace trace(int n) {
+  core::Rng t(11, "trace");
+  Trace tr;
+  for (int i = 0; i < n; ++i) {
+    tr.q.push_back(t.below(450000));
+    tr.ecn.push_back(uint8_t(t.below(4)));
   }
-  // About 2/3 of the packets are in the ramp with p ~ 0.1 on average: two
-  // independent streams disagree on roughly 2*p*(1-p) of them.
-  EXPECT_GT(draws, 12000u);
-  EXPECT_GT(diff_seed, 500u);
-  EXPECT_GT(diff_name, 500u);
+  return tr;
 }
 
-TEST(Determinism, CopiedMarkerContinuesIdentically) {
+// Every decision of a marker seeded (seed, name) equals the one computed from
+// that stream; two seeds (or two names) give decisions that differ where
+// their words do, about 2 p (1 - p) of the ramp packets.
+TEST(Determinism, DecisionsAreTheOnesTheSeedAndQueueNameImply) {
+  const uint64_t kmin = 100000, kmax = 400000;
+  const Trace tr = trace(20000);
+  struct Stream {
+    uint64_t seed;
+    const char* name;
+  };
+  std::vector<std::vector<Expected>> exp;
+  for (const Stream& st : {Stream{42, "sw1.eth3.q3"}, Stream{43, "sw1.eth3.q3"}, Stream{42, "sw1.eth3.q4"}}) {
+    exp.push_back(expected_wred(kmin, kmax, kP32Of02, core::Rng(st.seed, st.name), tr.q));
+    Marker m(cfg_wred(kmin, kmax, 0.2), core::Rng(st.seed, st.name));
+    for (size_t i = 0; i < tr.q.size(); ++i) {
+      const Expected& e = exp.back()[i];
+      const Decision d = m.decide(tr.q[i], tr.ecn[i]);
+      const bool ect = tr.ecn[i] == cp::kEct0 || tr.ecn[i] == cp::kEct1;
+      ASSERT_EQ(d.would_mark, e.fired) << st.seed << " " << st.name << " packet " << i;
+      ASSERT_EQ(d.drew, e.drew) << "packet " << i;
+      ASSERT_EQ(d.rand32, e.r) << "packet " << i;
+      ASSERT_EQ(d.ect, ect) << "packet " << i;
+      ASSERT_EQ(d.mark, e.fired && ect) << "packet " << i;
+      ASSERT_EQ(d.ecn_out, d.mark ? cp::kCe : tr.ecn[i]) << "packet " << i;
+    }
+  }
+  // Two independent streams over the same trace disagree with probability
+  // 2 p (1 - p) on a ramp packet of probability p = 0.2 (q - Kmin) / (Kmax - Kmin).
+  double mean = 0, var = 0;
+  size_t diff_seed = 0, diff_name = 0;
+  for (size_t i = 0; i < tr.q.size(); ++i) {
+    diff_seed += exp[0][i].fired != exp[1][i].fired;
+    diff_name += exp[0][i].fired != exp[2][i].fired;
+    if (tr.q[i] > kmin && tr.q[i] <= kmax) {
+      const double p = 0.2 * double(tr.q[i] - kmin) / double(kmax - kmin);
+      const double d = 2 * p * (1 - p);
+      mean += d;
+      var += d * (1 - d);
+    }
+  }
+  EXPECT_NEAR(double(diff_seed), mean, 5 * std::sqrt(var));
+  EXPECT_NEAR(double(diff_name), mean, 5 * std::sqrt(var));
+}
+
+// A copy continues the original's stream where it stands. Kmin 1000, Kmax
+// 5000, Pmax 1/2 (P32 = 2^31) at q = 3000: fires iff r * 4000 < 2000 * 2^31,
+// i.e. iff r < 2^30. The first 100 decisions used words 1..100, so both the
+// original and the copy then decide by words 101..1100 of the stream.
+TEST(Determinism, CopiedMarkerContinuesTheStreamWhereItStands) {
   Marker a(cfg_wred(1000, 5000, 0.5), rng(8));
-  for (int i = 0; i < 100; ++i) a.decide(3000, cp::kEct0);
+  core::Rng words = rng(8);
+  uint64_t fired_before = 0;
+  for (int i = 0; i < 100; ++i) {
+    a.decide(3000, cp::kEct0);
+    fired_before += uint32_t(words.next_u64() >> 32) < (1u << 30);
+  }
   Marker b = a;
-  for (int i = 0; i < 1000; ++i) ASSERT_TRUE(same(a.decide(3000, cp::kEct0), b.decide(3000, cp::kEct0)));
-  EXPECT_TRUE(a.counters() == b.counters());
+  uint64_t fired = 0;
+  for (int i = 0; i < 1000; ++i) {
+    const uint32_t r = uint32_t(words.next_u64() >> 32);
+    const bool expect = r < (1u << 30);
+    fired += expect;
+    const Decision da = a.decide(3000, cp::kEct0), db = b.decide(3000, cp::kEct0);
+    ASSERT_EQ(da.rand32, r) << i;
+    ASSERT_EQ(db.rand32, r) << i;
+    ASSERT_EQ(da.mark, expect) << i;
+    ASSERT_EQ(db.mark, expect) << i;
+  }
+  EXPECT_EQ(a.counters().draws, 1100u);
+  EXPECT_EQ(b.counters().draws, 1100u);
+  EXPECT_EQ(a.counters().marked, fired_before + fired);
+  EXPECT_EQ(b.counters().marked, fired_before + fired) << "the copy carries the counters";
 }
 
 // ---------------------------------------------------------------- validation
@@ -438,6 +510,39 @@ TEST(Config, MarkerRejectsInvalidConfig) {
     EXPECT_NE(s.find("kmin"), std::string::npos) << s;
     EXPECT_NE(s.find("pmax"), std::string::npos) << s;
   }
+}
+
+// Units (config.h): bytes -> cells rounds each threshold up, cells -> bytes
+// multiplies; expectations by hand at 256-byte cells.
+TEST(Config, UnitConversionRoundsUpToCells) {
+  MarkerConfig b;  // the struct's defaults, bytes
+  ASSERT_EQ(b.unit, MarkerConfig::Unit::bytes);
+  const MarkerConfig c = b.in_unit(MarkerConfig::Unit::cells, 256);
+  EXPECT_EQ(c.unit, MarkerConfig::Unit::cells);
+  EXPECT_EQ(c.k, 391u);       // 100000 / 256 = 390.625
+  EXPECT_EQ(c.kmin, 391u);
+  EXPECT_EQ(c.kmax, 1563u);   // 1562.5
+  EXPECT_EQ(c.k_high, 782u);  // 781.25
+  EXPECT_EQ(c.k_low, 391u);
+  EXPECT_EQ(c.pmax, b.pmax);
+  // An exact multiple stays exact; 1 byte is one cell; 0 stays 0.
+  MarkerConfig e = cfg_threshold(512);
+  e.kmin = 1;
+  e.kmax = 0;
+  const MarkerConfig ec = e.in_unit(MarkerConfig::Unit::cells, 256);
+  EXPECT_EQ(ec.k, 2u);
+  EXPECT_EQ(ec.kmin, 1u);
+  EXPECT_EQ(ec.kmax, 0u);
+  // Back to bytes: K_c * cell, never below the original byte value.
+  const MarkerConfig back = c.in_unit(MarkerConfig::Unit::bytes, 256);
+  EXPECT_EQ(back.unit, MarkerConfig::Unit::bytes);
+  EXPECT_EQ(back.k, 391u * 256);
+  EXPECT_EQ(back.kmax, 1563u * 256);
+  // Same unit: unchanged.
+  EXPECT_EQ(c.in_unit(MarkerConfig::Unit::cells, 208).kmax, 1563u);
+  EXPECT_THROW(b.in_unit(MarkerConfig::Unit::cells, 0), std::invalid_argument);
+  EXPECT_STREQ(unit_name(MarkerConfig::Unit::cells), "cells");
+  EXPECT_STREQ(unit_name(MarkerConfig::Unit::bytes), "bytes");
 }
 
 TEST(Config, Names) {

@@ -20,7 +20,7 @@ struct Case {
   const char* name;
   uint64_t kmin, kmax;
   double pmax;
-  bool in_cells;
+  MarkerConfig::Unit unit;
   uint64_t depths[5];  // strictly between Kmin and Kmax
 };
 
@@ -40,7 +40,7 @@ TEST_P(Wred, MarkFractionFollowsTheRamp) {
   const Case& k = GetParam();
   MarkerConfig c;
   c.mode = MarkerConfig::Mode::wred;
-  c.in_cells = k.in_cells;
+  c.unit = k.unit;
   c.kmin = k.kmin;
   c.kmax = k.kmax;
   c.pmax = k.pmax;
@@ -77,13 +77,13 @@ INSTANTIATE_TEST_SUITE_P(
     Configs, Wred,
     ::testing::Values(
         // HPCC's per-25G setting (REFERENCE.md), bytes.
-        Case{"hpcc", 100000, 400000, 0.2, false, {101000, 160000, 250000, 340000, 399999}},
+        Case{"hpcc", 100000, 400000, 0.2, MarkerConfig::Unit::bytes, {101000, 160000, 250000, 340000, 399999}},
         // Same ramp with Pmax 1: the fraction climbs to 1 at Kmax.
-        Case{"pmax1", 100000, 400000, 1.0, false, {100300, 130000, 250000, 370000, 399000}},
+        Case{"pmax1", 100000, 400000, 1.0, MarkerConfig::Unit::bytes, {100300, 130000, 250000, 370000, 399000}},
         // DCQCN paper's Kmin/Kmax with Pmax 1 %, bytes.
-        Case{"dcqcn", 5000, 200000, 0.01, false, {10000, 50000, 100000, 150000, 199999}},
+        Case{"dcqcn", 5000, 200000, 0.01, MarkerConfig::Unit::bytes, {10000, 50000, 100000, 150000, 199999}},
         // In cells, a short ramp where each cell is a large step.
-        Case{"cells", 10, 20, 0.5, true, {11, 13, 15, 17, 19}}),
+        Case{"cells", 10, 20, 0.5, MarkerConfig::Unit::cells, {11, 13, 15, 17, 19}}),
     [](const ::testing::TestParamInfo<Case>& i) { return std::string(i.param.name); });
 
 }  // namespace

@@ -76,11 +76,72 @@ TEST(Generator, XoffAtThresholdXonBelowThresholdMinusOffset) {
 
 TEST(Generator, HeadroomUseTriggersXoffAndRatioRuleIsLowEqualsHalfHigh) {
   GeneratorConfig c;  // dynamic: the MMU's threshold
-  c.xon_ratio = 0.5;
+  c.xon_rule = GeneratorConfig::XonRule::ratio;
+  c.xon_ratio_q16 = xon_ratio_fixed(0.5);
+  EXPECT_EQ(c.xon_ratio_q16, 1u << 15) << "1/2 is exact in 2^-16 units";
   Generator g;
   EXPECT_EQ(g.update(c, 10, 0, 1000, true), Generator::Action::xoff) << "into headroom: XOFF";
   EXPECT_EQ(g.update(c, 501, 0, 1000, false), Generator::Action::none);
   EXPECT_EQ(g.update(c, 500, 0, 1000, false), Generator::Action::xon);
+  // An odd threshold: half of 1001 is 500.5, so the XON level is floor(500.5) = 500.
+  EXPECT_EQ(g.update(c, 0, 0, 1001, true), Generator::Action::xoff);
+  EXPECT_EQ(g.update(c, 501, 0, 1001, false), Generator::Action::none);
+  EXPECT_EQ(g.update(c, 500, 0, 1001, false), Generator::Action::xon);
+}
+
+// The ratio as an integer fraction of 2^16, rounded down (pfc.h): checked
+// against hand-computed products, not against a double compare.
+TEST(Generator, RatioIsFixedPointRoundedDownAndTheCompareIsExact) {
+  EXPECT_EQ(xon_ratio_fixed(0.0), 0u);
+  EXPECT_EQ(xon_ratio_fixed(1.0), 65536u);
+  EXPECT_EQ(xon_ratio_fixed(0.75), 49152u);
+  // 0.3 * 65536 = 19660.8 -> 19660; 0.9 * 65536 = 58982.4 -> 58982.
+  EXPECT_EQ(xon_ratio_fixed(0.3), 19660u);
+  EXPECT_EQ(xon_ratio_fixed(0.9), 58982u);
+  EXPECT_EQ(xon_ratio_fixed(1.0 / 65536 * 0.999), 0u) << "below one unit: 0 (resume only when empty)";
+
+  GeneratorConfig c;
+  c.dynamic_xoff = false;
+  c.xoff_cells = 1000;
+  c.xon_rule = GeneratorConfig::XonRule::ratio;
+  c.xon_ratio_q16 = xon_ratio_fixed(0.3);
+  // XON level floor(19660 * 1000 / 65536) = floor(299.98...) = 299, where
+  // the real 0.3 * 1000 would allow 300: the band is never narrower.
+  Generator g;
+  ASSERT_EQ(g.update(c, 1000, 0, 0, false), Generator::Action::xoff);
+  EXPECT_EQ(g.update(c, 300, 0, 0, false), Generator::Action::none);
+  EXPECT_EQ(g.update(c, 299, 0, 0, false), Generator::Action::xon);
+
+  // Ratio 1 resumes at the XOFF level itself; ratio 0 only when empty.
+  c.xon_ratio_q16 = xon_ratio_fixed(1.0);
+  Generator one;
+  ASSERT_EQ(one.update(c, 1001, 0, 0, false), Generator::Action::xoff);
+  EXPECT_EQ(one.update(c, 1000, 0, 0, false), Generator::Action::xon);
+  c.xon_ratio_q16 = 0;
+  Generator zero;
+  ASSERT_EQ(zero.update(c, 1000, 0, 0, false), Generator::Action::xoff);
+  EXPECT_EQ(zero.update(c, 1, 0, 0, false), Generator::Action::none);
+  EXPECT_EQ(zero.update(c, 0, 0, 0, false), Generator::Action::xon);
+
+  // No overflow at a 64-bit static level: (2^63) * 2^-1 = 2^62.
+  c.xoff_cells = 1ull << 63;
+  c.xon_ratio_q16 = 1u << 15;
+  Generator big;
+  ASSERT_EQ(big.update(c, 1ull << 63, 0, 0, false), Generator::Action::xoff);
+  EXPECT_EQ(big.update(c, (1ull << 62) + 1, 0, 0, false), Generator::Action::none);
+  EXPECT_EQ(big.update(c, 1ull << 62, 0, 0, false), Generator::Action::xon);
+}
+
+TEST(Generator, AbsoluteRule) {
+  GeneratorConfig c;
+  c.dynamic_xoff = false;
+  c.xoff_cells = 100;
+  c.xon_rule = GeneratorConfig::XonRule::absolute;
+  c.xon_cells = 40;
+  Generator g;
+  ASSERT_EQ(g.update(c, 100, 0, 0, false), Generator::Action::xoff);
+  EXPECT_EQ(g.update(c, 41, 0, 0, false), Generator::Action::none);
+  EXPECT_EQ(g.update(c, 40, 0, 0, false), Generator::Action::xon) << "at or below xon";
 }
 
 TEST(Headroom, SonicFormula) {
