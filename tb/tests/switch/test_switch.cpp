@@ -128,29 +128,56 @@ TEST(StaticThreshold, CapsTheQueueAtItsValue) {
   EXPECT_GT(r.fabric->ledger().dropped(packet::DropReason::egress_limit), 0u);
 }
 
-TEST(LossyOverload, TwoToOneDropsExactlyTheExcessAtTheEgressLimit) {
-  // Two line-rate senders, 8 MiB each, into one 100 Gbps port.
+TEST(LossyOverload, TwoToOneDeliversWhatTheEgressSendsPlusTheDtQueueAndDropsTheRest) {
+  // Two line-rate senders, 8 MiB each, into one 100 Gbps port whose queue has
+  // a dynamic threshold with alpha = 1 over a 2 MiB egress pool.
   std::string yaml = lossy_switch(3, "{reserved: 0B, dynamic_th: 0}", "2MiB", "2ms");
   yaml += "flows:\n  - {src: h0, dst: h2, size: 1MiB, messages: 8}\n  - {src: h1, dst: h2, size: 1MiB, messages: 8}\n";
   SimRun r = run_yaml(yaml);
   const sw::Switch& s = *r.fabric->switches().at(0);
+  // Per sender: 8 messages of 1 MiB at MTU 1024 = 8192 frames.
+  const uint64_t per_sender = 8ull * 1024 * 1024 / 1024;
   const uint64_t sent = r.result.sent;
-  EXPECT_EQ(sent, 2u * 8 * 1024);
+  ASSERT_EQ(sent, 2 * per_sender);
   EXPECT_EQ(r.result.in_flight, 0u) << "the run outlasts the burst";
-  // What did not arrive was dropped, all at the egress limit, and the MMU agrees.
-  EXPECT_EQ(r.result.dropped, sent - r.result.delivered);
+
+  // Expected deliveries, from first principles:
+  //  - Every frame is 5 cells of 256 B (WRITE_MIDDLE/LAST 1090 B, WRITE_FIRST
+  //    1106 B), so the queue's shared use s is a multiple of 5 cells.
+  //  - The queue is the pool's only user, so Choudhury & Hahne's threshold is
+  //    T = alpha * (B - s) with B = 2 MiB / 256 B = 8192 cells, alpha = 1, and
+  //    a frame is admitted iff s < T before it (mmu.h), i.e. s < B / 2 = 4096.
+  //    The queue's steady state alpha*B/(1+alpha) = 4096 cells is 819.2
+  //    frames: admitted while it holds k <= 819 frames, so it peaks at
+  //    Q = floor((4096 - 1) / 5) + 1 = 820 frames and stays there: each
+  //    frame the egress takes out (releasing its cells at its start) lets
+  //    exactly one of the next two arrivals in.
+  //  - The egress sends back to back at line rate (the same rate and frame
+  //    sizes as each sender) from its first frame until the queue is empty,
+  //    so while the senders send their 8192 frames each it takes 8192 frames
+  //    out of the queue, give or take one: its start lags the first arrival by
+  //    a constant pipeline delay (< one frame time), and up to 16 WRITE_FIRST
+  //    frames 16 B longer shift the phase by at most 16 * 16 B / 1110 B = 0.23
+  //    frame.
+  //  So delivered = 8192 + 820 = 9012 frames (+-1 for the phase at the end of
+  //  the burst), and everything else is dropped at the egress limit.
+  const uint64_t cell = 256, frame_cells = (1090 + cell - 1) / cell;
+  ASSERT_EQ(frame_cells, (1106 + cell - 1) / cell) << "WRITE_FIRST frames take as many cells";
+  const uint64_t B = 2 * 1024 * 1024 / cell;
+  const uint64_t steady = B / 2;                            // alpha*B/(1+alpha) cells, alpha = 1
+  const uint64_t queue_frames = (steady - 1) / frame_cells + 1;  // admitted while s <= steady - 1
+  ASSERT_EQ(queue_frames, 820u);
+  const uint64_t expect_delivered = per_sender + queue_frames;
+  EXPECT_NEAR(double(r.result.delivered), double(expect_delivered), 1.0)
+      << "delivered = what the egress sends during the burst + the DT queue";
+  EXPECT_NEAR(double(r.result.dropped), double(sent - expect_delivered), 1.0);
+  EXPECT_EQ(r.result.dropped + r.result.delivered, sent);
+  // The drops are all at the egress limit, and the MMU's counters agree.
   EXPECT_EQ(r.fabric->ledger().dropped(packet::DropReason::egress_limit), r.result.dropped);
   EXPECT_EQ(s.mmu().queue_counters(2, 0).dropped.total_packets(), r.result.dropped);
-  EXPECT_GT(r.result.dropped, 0u);
-  // The egress ran at line rate while the overload lasted: the receiver got
-  // the port's capacity over the senders' busy time plus what the queue held.
-  const link::MacStats& out = s.ports[2]->stats();
-  const link::MacStats& in0 = r.fabric->hosts()[0]->mac.stats();
-  EXPECT_GE(out.tx_busy_ps, in0.tx_busy_ps) << "no idle egress time during the overload";
-  // The excess: arrivals minus what left, minus what the queue held at its peak.
-  const uint64_t arrived = s.ports[0]->stats().rx_frames + s.ports[1]->stats().rx_frames;
-  EXPECT_EQ(arrived, sent);
-  EXPECT_EQ(out.tx_frames, r.result.delivered);
+  // The queue peaked at Q frames, in cells: 820 * 5 = 4100 = T + 4.
+  EXPECT_EQ(s.queue_stats(2, 0).peak_cells, queue_frames * frame_cells);
+  EXPECT_EQ(s.ports[2]->stats().tx_frames, r.result.delivered);
 }
 
 namespace {
@@ -214,18 +241,68 @@ TEST(Pipeline, CutThroughStartsAfterTheHeaderNotTheLastBit) {
   EXPECT_LT(l.out_first, l.in_last) << "the frame leaves before it has fully arrived";
 }
 
-TEST(Pipeline, CutThroughFallsBackToStoreAndForwardIntoAFasterPort) {
-  // A 25G sender into a 100G receiver: the egress would underrun.
+TEST(Pipeline, CutThroughFallsBackToStoreAndForwardIntoAFasterPortAndCutsIntoSameOrSlower) {
+  // Two leaves, one spine; hosts at 25 Gbps, leaf-spine links at 100 Gbps.
+  // Flow 0, h0 (leaf0) -> h2 (leaf1): leaf0 forwards 25G -> 100G (faster: the
+  // egress would underrun, so store-and-forward), the spine 100G -> 100G
+  // (same: cut through), leaf1 100G -> 25G (slower: cut through).
+  // Flow 1, much later, h1 -> h0 on leaf0: 25G -> 25G, cut through.
+  // One 3000 B WRITE_ONLY frame each (MTU 4096), every port idle when it comes.
   const std::string yaml =
       "name: ct\n"
-      "topology: {kind: leaf_spine, leaves: 1, spines: 1, hosts_per_leaf: 2, host_rate: 25Gbps, fabric_rate: 100Gbps}\n"
+      "topology: {kind: leaf_spine, leaves: 2, spines: 1, hosts_per_leaf: 2, host_rate: 25Gbps, fabric_rate: 100Gbps,"
+      " host_cable_m: 3, fabric_cable_m: 10}\n"
+      "hosts: {mtu: 4096}\n"
       "stats: {interval: 0}\n"
-      "switch: {cut_through: true}\n"
-      "flows:\n  - {src: h0, dst: h1, size: 3000B}\n";
+      "switch:\n"
+      "  clock_period: 1100ps\n"
+      "  pipeline: {parser: 7, lookup: 11, mmu: 5, egress: 13}\n"
+      "  cut_through: true\n"
+      "flows:\n  - {src: h0, dst: h2, size: 3000B, start: 333ns}\n  - {src: h1, dst: h0, size: 3000B, start: 20us}\n";
   SimRun r = run_yaml(yaml);
-  EXPECT_TRUE(r.fabric->flows().at(0).done());
-  // Same speed on both host ports: it cuts through.
-  EXPECT_EQ(r.fabric->switches().at(0)->cut_through_packets(), 1u);
+  auto sw = [&](const std::string& name) -> const sw::Switch& {
+    for (const auto& s : r.fabric->switches())
+      if (name == s->basename()) return *s;
+    ADD_FAILURE() << "no switch " << name;
+    return *r.fabric->switches().at(0);
+  };
+  const host::FlowRecord& f0 = r.fabric->flows().at(0);
+  const host::FlowRecord& f1 = r.fabric->flows().at(1);
+  ASSERT_TRUE(f0.done());
+  ASSERT_TRUE(f1.done());
+  // Cut-through packets per switch, from the paths: leaf0 cuts flow 1 only,
+  // the spine and leaf1 cut flow 0.
+  EXPECT_EQ(sw("leaf0").cut_through_packets(), 1u) << "flow 0 falls back at leaf0, flow 1 cuts through";
+  EXPECT_EQ(sw("spine0").cut_through_packets(), 1u);
+  EXPECT_EQ(sw("leaf1").cut_through_packets(), 1u);
+
+  // Latency, with the formulas of the Pipeline tests above: 1100 ps clock;
+  // store-and-forward from the clock edge after the last bit, cut-through from
+  // the edge after the headers, then parser + lookup + mmu + buffer write +
+  // egress + buffer read cycles (13 cells and the first cell: one write and one
+  // read cycle each at 16 cells per cycle).
+  const uint64_t P = 1100, cycles = 7 + 11 + 5 + 1 + 13 + 1;
+  const uint64_t hdr = 74, frame = 74 + 3000 + 8;  // 802.1Q RoCEv2 WRITE_ONLY with RETH; ICRC + FCS
+  const uint64_t host_cable = 15000, fabric_cable = 50000;  // 3 m and 10 m at 5 ns/m
+  const uint64_t b25 = 320, b100 = 80;                      // ps per byte at 25 and 100 Gbps
+  // Flow 0 at leaf0: arrives at 25G; falls back, so it leaves from its last bit.
+  const uint64_t leaf0_in = 333000 + host_cable;
+  const uint64_t leaf0_out = align(leaf0_in + (8 + frame) * b25, P) + cycles * P;
+  EXPECT_NE((leaf0_in + (8 + frame) * b25) % P, 0u) << "the case exercises the alignment to a clock edge";
+  // At the spine (100G in): cut through from its headers.
+  const uint64_t spine_in = leaf0_out + fabric_cable;
+  const uint64_t spine_out = align(spine_in + (8 + hdr) * b100, P) + cycles * P;
+  EXPECT_LT(spine_out, spine_in + (8 + frame) * b100) << "the spine sends before the last bit is in";
+  // At leaf1 (100G in, 25G out): cut through from its headers.
+  const uint64_t leaf1_in = spine_out + fabric_cable;
+  const uint64_t leaf1_out = align(leaf1_in + (8 + hdr) * b100, P) + cycles * P;
+  EXPECT_EQ(f0.first_rx_ps, leaf1_out + host_cable);
+  // What cutting through at leaf0 would have given instead (it would have
+  // underrun the 100G uplink): the frame leaves after its headers.
+  EXPECT_GT(leaf0_out, align(leaf0_in + (8 + hdr) * b25, P) + cycles * P + 3000 * b25 / 2);
+  // Flow 1 at leaf0, 25G -> 25G: cut through from its headers.
+  const uint64_t f1_in = 20000000 + host_cable;
+  EXPECT_EQ(f1.first_rx_ps, align(f1_in + (8 + hdr) * b25, P) + cycles * P + host_cable);
 }
 
 TEST(Buffer, WriteBandwidthContentionDelaysLaterPackets) {
