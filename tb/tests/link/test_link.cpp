@@ -2,6 +2,10 @@
 // cable delay, pcap timestamps, and receive-side checks.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <vector>
@@ -205,8 +209,27 @@ TEST(Link, CorruptedFcsIsDroppedWithReason) {
   EXPECT_EQ(bench.pool.in_use(), 0u);
 }
 
-TEST(Link, ConfiguredLossDropsFramesWithReasonAndIsSeedDeterministic) {
-  auto run = [](uint64_t seed) {
+namespace {
+
+// One run of a lossy 100 Gbps link (loss 0.25, 2 m) carrying `frames`
+// back-to-back 64 B-payload frames. SystemC elaborates once per process, so
+// each run happens in a forked child, before this process has elaborated
+// anything; the child reports through a pipe what the sink received and what
+// the ledger counted.
+struct LossRun {
+  bool ok = false;
+  uint64_t sent = 0, delivered = 0, link_loss = 0;
+  std::vector<bool> arrived;  // per frame, in send order
+};
+
+LossRun lossy_run(uint64_t seed, uint32_t frames) {
+  LossRun out;
+  int fd[2];
+  if (pipe(fd) != 0) return out;
+  const pid_t pid = fork();
+  if (pid < 0) return out;
+  if (pid == 0) {
+    close(fd[0]);
     packet::PacketPool pool;
     link::Ledger ledger(pool);
     link::LinkConfig lc;
@@ -216,16 +239,86 @@ TEST(Link, ConfiguredLossDropsFramesWithReasonAndIsSeedDeterministic) {
     link::Link l("lossy", lc, ledger, seed);
     link::connect(a, l, b);
     testkit::Endpoint src("src", a, ledger), sink("sink", b, ledger);
-    int sent = 0;
-    src.next = [&]() { return sent < 2000 ? roce_frame(ledger, 64, sent++) : nullptr; };
+    uint32_t n = 0;
+    src.next = [&]() { return n < frames ? roce_frame(ledger, 64, n++) : nullptr; };
     sc_spawn([&a] { a.kick(); });
     sc_start();
-    EXPECT_EQ(ledger.sent(), 2000u);
-    EXPECT_EQ(ledger.delivered() + ledger.dropped(packet::DropReason::link_loss), 2000u);
-    return ledger.dropped(packet::DropReason::link_loss);
-  };
-  const uint64_t lost = run(7);
-  // Binomial(2000, 0.25): mean 500, sd 19.4; 5 sd either side.
-  EXPECT_GT(lost, 403u);
-  EXPECT_LT(lost, 597u);
+    std::vector<uint64_t> msg{ledger.sent(), ledger.delivered(), ledger.dropped(packet::DropReason::link_loss),
+                              sink.first_bit.size()};
+    msg.insert(msg.end(), sink.first_bit.begin(), sink.first_bit.end());
+    const char* p = reinterpret_cast<const char*>(msg.data());
+    size_t left = msg.size() * sizeof(uint64_t);
+    while (left > 0) {
+      const ssize_t w = write(fd[1], p, left);
+      if (w <= 0) _exit(3);
+      p += w;
+      left -= static_cast<size_t>(w);
+    }
+    _exit(0);  // no static destructors, no gtest teardown in the child
+  }
+  close(fd[1]);
+  std::vector<uint64_t> msg;
+  uint64_t word;
+  for (;;) {  // read whole words
+    size_t got = 0;
+    while (got < sizeof word) {
+      const ssize_t r = read(fd[0], reinterpret_cast<char*>(&word) + got, sizeof word - got);
+      if (r <= 0) break;
+      got += static_cast<size_t>(r);
+    }
+    if (got < sizeof word) break;
+    msg.push_back(word);
+  }
+  close(fd[0]);
+  int st = 0;
+  waitpid(pid, &st, 0);
+  if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || msg.size() < 4 || msg.size() != 4 + msg[3]) return out;
+  out.sent = msg[0];
+  out.delivered = msg[1];
+  out.link_loss = msg[2];
+  // Frame k's first bit is sent at k * (frame + 20 B) * 80 ps and arrives 2 m
+  // (10 ns) later: the arrival time names the frame.
+  const uint64_t spacing = (14 + 20 + 8 + 12 + 64 + 4 + 4 + 20) * 80ull, cable = 10000;
+  out.arrived.assign(frames, false);
+  for (size_t i = 4; i < msg.size(); ++i) {
+    const uint64_t t = msg[i] - cable;
+    if (t % spacing != 0 || t / spacing >= frames) return out;
+    out.arrived[t / spacing] = true;
+  }
+  out.ok = true;
+  return out;
+}
+
+}  // namespace
+
+TEST(Link, ConfiguredLossDropsFramesWithReasonAndIsSeedDeterministic) {
+  const uint32_t n = 2000;
+  const double p = 0.25;
+  const LossRun a = lossy_run(7, n), b = lossy_run(7, n), c = lossy_run(8, n);
+  ASSERT_TRUE(a.ok && b.ok && c.ok) << "child runs";
+  for (const LossRun* r : {&a, &b, &c}) {
+    EXPECT_EQ(r->sent, n);
+    // Every frame not received was dropped on the cable, under link_loss.
+    uint64_t arrived = 0;
+    for (bool x : r->arrived) arrived += x;
+    EXPECT_EQ(r->delivered, arrived);
+    EXPECT_EQ(r->link_loss, n - arrived);
+    // Binomial(2000, 0.25): mean 500, sd sqrt(n p (1-p)) = 19.4; 4 sd either side.
+    const double mean = n * p, sd = std::sqrt(n * p * (1 - p));
+    EXPECT_NEAR(double(r->link_loss), mean, 4 * sd);
+    // Independent per frame (not bursty): pairs of consecutive losses number
+    // about (n-1) p^2 = 125, sd sqrt((n-1) p^2 (1-p^2)) = 10.8 (4 sd; the
+    // pairs overlap, which only narrows the spread for p < 1/2).
+    uint64_t pairs = 0;
+    for (uint32_t k = 1; k < n; ++k) pairs += !r->arrived[k - 1] && !r->arrived[k];
+    EXPECT_NEAR(double(pairs), (n - 1) * p * p, 4 * std::sqrt((n - 1) * p * p * (1 - p * p)));
+  }
+  // Same seed: the same frames are lost, frame by frame.
+  EXPECT_EQ(a.arrived, b.arrived);
+  // Another seed: an independent stream, so the two runs disagree on a frame
+  // with probability 2 p (1-p) = 0.375: about 750 of 2000, sd 21.7 (4 sd).
+  uint64_t differ = 0;
+  for (uint32_t k = 0; k < n; ++k) differ += a.arrived[k] != c.arrived[k];
+  const double q = 2 * p * (1 - p);
+  EXPECT_NEAR(double(differ), n * q, 4 * std::sqrt(n * q * (1 - q)));
 }
