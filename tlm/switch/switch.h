@@ -12,8 +12,12 @@
 //   -> egress queue (port, queue): eligible after egress + read cycles more
 //   -> scheduler (sched::Scheduler: strict priority, then DWRR, optional
 //      shapers; PFC-paused queues skipped) when the port is free
-//   -> buffer read (header bytes back out of the cells; the read is issued
-//      `read` cycles ahead so an idle port sees no bubble; contention delays it)
+//   -> buffer read (header bytes back out of the cells): the egress prefetches,
+//      so the read is issued `read` cycles before the last clock edge at or
+//      before the frame boundary and a backlogged port sends back to back,
+//      (F + 20) * 8 / rate apart; when the read bandwidth cannot keep up
+//      (other ports' reads, or too few cells per cycle for the line rate) the
+//      frame starts at the clock edge that ends its read
 //   -> egress MAC serializes.
 // So on an idle switch the first bit leaves at
 //   align_up(t_in) + (parser + lookup + mmu + ceil(c/W) + egress + ceil(c/R)) * period.
@@ -22,8 +26,11 @@
 // from the header's arrival instead of the last bit; otherwise the packet
 // falls back to store-and-forward.
 //
-// No process wakes per cycle: one method handles admissions in time order
-// (a heap of ready times), one handles egress wake-ups.
+// No process wakes per cycle. Four methods run the chip, each on its own
+// event: on_admit (admissions in time order, a heap of ready times),
+// on_egress_wake (ports whose head becomes eligible or whose read ends),
+// on_refresh (XOFF refreshes, and the XON check of an XOFF PG at its tick)
+// and on_watchdog (the PFC watchdog's poll, only when enabled).
 #pragma once
 
 #include <array>
