@@ -63,9 +63,22 @@ TEST(Background, FlowCountAndOfferedLoadMatchPoisson) {
   const double lambda = 0.3 * 16 * 100e9 / (8.0 * 65536);
   const double expected = lambda * 0.010;
   EXPECT_NEAR(double(flows.size()), expected, 3 * std::sqrt(expected));
-  // Offered bits per second ~ load * C: the same 3 sigma, scaled.
-  const double bps = double(flows.size()) * 65536 * 8 / 0.010;
-  EXPECT_NEAR(bps, 0.3 * 16 * 100e9, 3 * std::sqrt(expected) * 65536 * 8 / 0.010);
+  // A Poisson process, not just the right mean: counts in disjoint windows
+  // are independent Poisson, so over k = 100 windows of 100 us (about 91.6
+  // flows each) the dispersion statistic sum (n_i - mean)^2 / mean is
+  // chi-square with k - 1 = 99 degrees of freedom: mean 99, sd sqrt(2 * 99)
+  // = 14.1; 4 sd either side. Periodic arrivals would give about 0, bursty
+  // ones far more.
+  {
+    const size_t k = 100;
+    const uint64_t win = p.duration_ps / k;
+    std::vector<double> count(k, 0);
+    for (const rt::Flow& f : flows) count[std::min<size_t>((f.start_ps - p.start_ps) / win, k - 1)] += 1;
+    const double mean = double(flows.size()) / k;
+    double d = 0;
+    for (double c : count) d += (c - mean) * (c - mean) / mean;
+    EXPECT_NEAR(d, double(k - 1), 4 * std::sqrt(2.0 * (k - 1))) << "index of dispersion over " << k << " windows";
+  }
 
   std::vector<uint64_t> per_src(16), per_dst(16);
   uint64_t prev = 0;
