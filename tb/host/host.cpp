@@ -1,6 +1,7 @@
 #include "host/host.h"
 
 #include <algorithm>
+#include <iterator>
 
 #include "core/rng.h"
 #include "core/time.h"
@@ -41,24 +42,55 @@ Host::Host(sc_module_name name, const HostConfig& cfg, link::Ledger& ledger)
   SC_METHOD(on_rx_refresh);
   sensitive << m_rx_refresh_ev;
   dont_initialize();
+  m_rx_refresh_period_ps =
+      cfg.rx_refresh_ps ? cfg.rx_refresh_ps : pfc::quanta_ps(cfg.pause_quanta, mac.rate_bps()) / 2;
+  std::fill(std::begin(m_rx_refresh_at), std::end(m_rx_refresh_at), UINT64_MAX);
+}
+
+void Host::arm_rx_refresh(uint64_t t_ps) {
+  // One event for all priorities at the earliest schedule; SystemC keeps the
+  // earliest pending notification, so only an earlier time re-notifies.
+  if (t_ps >= m_rx_refresh_ev_at) return;
+  m_rx_refresh_ev_at = t_ps;
+  m_rx_refresh_ev.notify(core::ps(t_ps - core::now_ps()));
 }
 
 void Host::on_rx_refresh() {
-  // While the buffer stays above XON, keep the switch paused (before its timer runs out).
+  // While the buffer stays above XON, keep the switch paused: each XOFF
+  // priority re-sends at its own schedule (XOFF transition + k x period). The
+  // event may fire for a schedule an XON has since cancelled: nothing is due then.
   m_ledger.count_event();
-  if (!m_rx_xoff) return;
-  for (int q = 0; q < 8; ++q)
-    if (m_rx_xoff >> q & 1) rx_pause(static_cast<uint8_t>(q), true);
+  const uint64_t now = core::now_ps();
+  m_rx_refresh_ev_at = UINT64_MAX;
+  uint64_t next = UINT64_MAX;
+  for (int q = 0; q < 8; ++q) {
+    uint64_t& at = m_rx_refresh_at[q];
+    if (at == UINT64_MAX) continue;
+    if (at <= now) {
+      ++m_rx_refreshes;
+      rx_pause(static_cast<uint8_t>(q), true);
+      at += m_rx_refresh_period_ps;
+    }
+    next = std::min(next, at);
+  }
+  if (next != UINT64_MAX) arm_rx_refresh(next);
 }
 
 void Host::rx_pause(uint8_t prio, bool xoff) {
-  if (xoff) m_rx_refresh_ev.notify(core::ps(pfc::quanta_ps(m_cfg.pause_quanta, mac.rate_bps()) / 2));
   uint16_t timers[8] = {};
   timers[prio] = xoff ? m_cfg.pause_quanta : 0;
   pk::Packet* p = m_ledger.create();
   pk::build_pfc(*p, m_cfg.mac, static_cast<uint16_t>(1u << prio), timers);
   p->created_ps = core::now_ps();
   mac.send_control(p);
+}
+
+void Host::rx_transition(uint8_t prio, bool xoff) {
+  // A transition starts (XOFF) or ends (XON) the priority's refresh schedule.
+  const uint64_t now = core::now_ps();
+  m_rx_refresh_at[prio] = xoff ? now + m_rx_refresh_period_ps : UINT64_MAX;
+  if (xoff) arm_rx_refresh(m_rx_refresh_at[prio]);
+  rx_pause(prio, xoff);
 }
 
 void Host::on_drain() {
@@ -71,7 +103,7 @@ void Host::on_drain() {
   process(p);
   if (m_cfg.rx_pfc && m_rx_bytes <= m_cfg.rx_xon_bytes && m_rx_xoff) {
     for (int q = 0; q < 8; ++q)
-      if (m_rx_xoff >> q & 1) rx_pause(static_cast<uint8_t>(q), false);
+      if (m_rx_xoff >> q & 1) rx_transition(static_cast<uint8_t>(q), false);
     m_rx_xoff = 0;
   }
   (void)prio;
@@ -548,7 +580,7 @@ void Host::b_transport(pk::Packet& pkt, sc_time&) {
   const uint8_t prio = pkt.meta.pcp;
   if (m_cfg.rx_pfc && m_rx_bytes >= m_cfg.rx_xoff_bytes && !(m_rx_xoff >> prio & 1)) {
     m_rx_xoff |= static_cast<uint8_t>(1u << prio);
-    rx_pause(prio, true);
+    rx_transition(prio, true);
   }
   if (!m_draining) {
     m_draining = true;

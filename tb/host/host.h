@@ -82,12 +82,19 @@ struct HostConfig {
   // Receive buffer: frames wait in a buffer of rx_buffer_bytes drained at
   // rx_drain_bps (e.g. PCIe or host memory); 0 = frames are processed as they
   // arrive. With rx_pfc the NIC pauses its switch port (the frame's priority)
-  // when the buffer reaches rx_xoff_bytes and resumes at rx_xon_bytes.
+  // when the buffer reaches rx_xoff_bytes and resumes at rx_xon_bytes. While
+  // a priority stays XOFF, its XOFF (timer pause_quanta) is re-sent every
+  // rx_refresh_ps after the XOFF transition: t0 + k x period exactly, timed
+  // from the decision (a frame on the wire delays the pause frame, not the
+  // schedule); 0 = half the pause time at the port's speed, floor(ceil(quanta
+  // x 512 bit times in ps) / 2), as the switch's refresh. An XON ends the
+  // schedule; the next XOFF transition starts a new one.
   uint64_t rx_buffer_bytes = 0;
   uint64_t rx_drain_bps = 0;
   bool rx_pfc = true;
   uint64_t rx_xoff_bytes = 0, rx_xon_bytes = 0;
   uint16_t pause_quanta = 0xffff;
+  uint64_t rx_refresh_ps = 0;
 };
 
 // One row of cc.csv: a DCQCN reaction point's state after an event.
@@ -133,6 +140,10 @@ class Host : public sc_core::sc_module,
   uint64_t unexpected_frames() const { return m_unexpected; }
   uint64_t rx_buffer_drops() const { return m_rx_drops; }
   uint64_t rx_buffer_peak() const { return m_rx_peak; }
+  // Bytes (frames incl. FCS) in the receive buffer now.
+  uint64_t rx_buffer_level() const { return m_rx_bytes; }
+  // XOFF frames the receive buffer re-sent while a priority stayed XOFF.
+  uint64_t rx_refreshes() const { return m_rx_refreshes; }
   // Frames this host holds: its MAC's, and control frames waiting to be sent.
   size_t frames_held() const { return mac.frames_held() + m_ctrl.size() + m_rxq.size(); }
 
@@ -179,7 +190,11 @@ class Host : public sc_core::sc_module,
   void on_drain();
   void on_rx_refresh();
   void process(packet::Packet* p);
+  // One PFC frame for `prio` (timer pause_quanta for XOFF, 0 for XON).
   void rx_pause(uint8_t prio, bool xoff);
+  // An XOFF or XON transition of the receive buffer on `prio`.
+  void rx_transition(uint8_t prio, bool xoff);
+  void arm_rx_refresh(uint64_t t_ps);
   void arm_cc();
   static void log_rp(void* ctx, const cc::RpSample& s);
   packet::Packet* make_packet(SendState& s, uint64_t idx);
@@ -216,6 +231,10 @@ class Host : public sc_core::sc_module,
   uint8_t m_rx_xoff = 0;                // priorities this NIC has paused
   bool m_draining = false;
   sc_core::sc_event m_drain_ev, m_rx_refresh_ev;
+  uint64_t m_rx_refresh_period_ps = 0;
+  uint64_t m_rx_refresh_at[8];          // per priority: next XOFF refresh, UINT64_MAX = none
+  uint64_t m_rx_refresh_ev_at = UINT64_MAX;  // when m_rx_refresh_ev fires (UINT64_MAX: not pending)
+  uint64_t m_rx_refreshes = 0;
   std::vector<std::unique_ptr<std::pair<Host*, uint32_t>>> m_rp_ctx;
   uint64_t m_rto_at = UINT64_MAX;
   size_t m_rr = 0;                     // round-robin position among send flows

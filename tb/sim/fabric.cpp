@@ -60,6 +60,7 @@ host::HostConfig host_config(const Scenario& s, uint32_t i, uint32_t ip, packet:
   hc.rx_xoff_bytes = s.hosts.rx_xoff_bytes;
   hc.rx_xon_bytes = s.hosts.rx_xon_bytes;
   hc.pause_quanta = static_cast<uint16_t>(s.pfc.pause_quanta);
+  hc.rx_refresh_ps = s.pfc.refresh_ps;  // pfc.refresh: 0 (auto) = half the pause time at the NIC's speed
   hc.dcqcn = s.hosts.rc && s.hosts.dcqcn;
   hc.dcqcn_cfg = s.hosts.dcqcn_cfg;
   hc.cnp_pcp = s.hosts.dcqcn_cfg.cnp_priority;
