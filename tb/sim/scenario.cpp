@@ -275,6 +275,16 @@ Scenario read_scenario(const core::Config& cfg) {
 
   build_topology(topo, s);
   s.pfc = read_pfc(root.map("pfc"), s.num_hosts());
+  {
+    // A configured refresh applies to every switch port and, with PFC from a
+    // receive buffer, to every NIC port.
+    std::vector<uint64_t> rates;
+    for (uint32_t n : s.topo.switches)
+      for (const PortPhys& p : s.switch_ports(n)) rates.push_back(p.rate_bps);
+    if (s.hosts.rx_buffer_bytes && s.hosts.rx_pfc)
+      for (uint32_t h = 0; h < s.num_hosts(); ++h) rates.push_back(s.host_rate(h));
+    check_pfc_refresh(root.map("pfc"), s.pfc, rates);
+  }
   for (uint32_t n : s.topo.switches) check_switch_config(s.sw, s.pfc, s.switch_ports(n), s.max_frame_bytes(), swn);
   read_flows(root, s);
   // Generated traffic follows the explicit flows (its `after` indices shift by them).

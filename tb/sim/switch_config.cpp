@@ -394,6 +394,17 @@ PfcSpec read_pfc(const CfgNode& n, uint32_t hosts) {
   return p;
 }
 
+void check_pfc_refresh(const CfgNode& n, const PfcSpec& p, const std::vector<uint64_t>& rates) {
+  if (!p.enabled || !p.refresh_ps || rates.empty()) return;
+  const uint64_t fastest = *std::max_element(rates.begin(), rates.end());
+  const uint64_t pause_ps = pfc::quanta_ps(p.pause_quanta, fastest);
+  if (p.refresh_ps < pause_ps) return;
+  n.fail_key("refresh", "refresh period " + core::format_time(p.refresh_ps) + " is not shorter than the pause time " +
+                            core::format_time(pause_ps) + " (pause_quanta " + std::to_string(p.pause_quanta) +
+                            " x 512 bit times at " + core::format_rate(fastest) +
+                            ", the fastest port that sends XOFF): the pause would expire before it is refreshed");
+}
+
 std::string emit_pfc(const PfcSpec& p) {
   std::ostringstream o;
   o << "  enabled: " << (p.enabled ? "true" : "false") << "\n";

@@ -107,6 +107,14 @@ struct PortPhys {
 };
 
 PfcSpec read_pfc(const core::CfgNode& n, uint32_t hosts);
+// Throws core::ConfigError at n's `refresh` key (n: the `pfc:` section) when a
+// configured refresh period is not shorter than the pause time, pause_quanta
+// x 512 bit times (802.1Qbb), at every port speed in `rates` (the ports that
+// send XOFF: switch ports, and NIC ports with PFC from a receive buffer). The
+// binding speed is the fastest, where the pause is shortest; the pause time is
+// rounded up to a whole ps, so refresh_ps < it exactly when refresh < the true
+// pause. No check with refresh auto or PFC disabled.
+void check_pfc_refresh(const core::CfgNode& n, const PfcSpec& p, const std::vector<uint64_t>& rates);
 std::string emit_pfc(const PfcSpec& p);
 
 // The chip config for a switch with the given ports (groups, checks and MACs
