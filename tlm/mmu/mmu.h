@@ -85,7 +85,9 @@
 // State for the PFC generator (issue 4): AdmitResult/ReleaseResult carry the
 //   PG's state after the operation (reserved, shared, headroom, current
 //   threshold), and pg_state() reads it at any time, since a dynamic
-//   threshold moves when other PGs in the pool change.
+//   threshold moves when other PGs in the pool change. The switch evaluates
+//   a PG's XOFF/XON on its own admits and releases and on its refresh tick
+//   (pg_state() then), not on other PGs' operations: pfc.h states why.
 //
 // Counters: per PG and queue, admitted/released packets and cells, drops by
 //   reason (a drop is counted on both the PG and the queue it was headed
