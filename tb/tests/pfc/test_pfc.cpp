@@ -118,7 +118,10 @@ TEST(PfcDeadlock, RingStallsWithoutTheWatchdogAndDrainsWithIt) {
 
   const Out freed = run(scenario("pfc_deadlock") + " --set pfc.watchdog.enabled=true");
   EXPECT_FALSE(json_true(freed.summary, "deadlock"));
-  EXPECT_EQ(json_num(freed.summary, "in_flight_at_end"), 0) << "every frame delivered or dropped";
+  // RC: the run stops when the last flow completes, so the final ACKs may
+  // still be on the wire; every flow completing is the drained fabric.
+  EXPECT_EQ(json_num(freed.summary, "completed"), 4) << "the four ring flows complete";
+  EXPECT_EQ(json_num(stuck.summary, "completed"), 0) << "nothing completes in the deadlock";
   EXPECT_GT(json_num(freed.summary, "watchdog_events"), 0);
   EXPECT_GT(json_num(freed.summary, "pfc_watchdog"), 0) << "the drop action dropped the stormed queues";
   EXPECT_GT(json_num(freed.summary, "delivered"), json_num(stuck.summary, "delivered"));
