@@ -6,8 +6,10 @@ SCENARIO    ?= configs/scenarios/default.yaml
 OUT         ?= out/default
 CTEST_ARGS  ?=
 JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
+FUZZ_DIR    ?= build-fuzz
+FUZZ_TIME   ?= 30
 
-.PHONY: all deps configure build run test test-all perf debug clean help
+.PHONY: all deps configure build run test test-all perf debug fuzz clean help
 
 all: build
 
@@ -18,6 +20,7 @@ help:
 	@echo "make test-all every test, including the long ones"
 	@echo "make perf     run the performance scenarios under regress/perf"
 	@echo "make debug    ASan/UBSan build in build-debug and its tests"
+	@echo "make fuzz     libFuzzer targets in $(FUZZ_DIR) (clang), each run FUZZ_TIME=$(FUZZ_TIME) s"
 
 # Quick when everything is installed: dpkg is asked first, apt only when needed.
 deps:
@@ -50,5 +53,15 @@ debug: deps
 	cmake --build build-debug -j $(JOBS)
 	cd build-debug && ASAN_OPTIONS=detect_leaks=0 ctest --output-on-failure -j $(JOBS) -LE long
 
+# libFuzzer targets (docs/fuzzing.md): a clang build tree of its own with
+# ASan/UBSan, then each target for FUZZ_TIME seconds from tb/fuzz/corpus/
+# (ctest label "fuzz"; the nightly suite is `ctest -L nightly` in that tree).
+fuzz:
+	@bash scripts/install-deps.sh fuzz
+	test -f $(FUZZ_DIR)/build.ninja || cmake -S . -B $(FUZZ_DIR) -G Ninja -DCMAKE_CXX_COMPILER=clang++-14 \
+	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DROCESIM_WERROR=OFF -DROCESIM_FUZZ=ON >/dev/null
+	cmake --build $(FUZZ_DIR) -j $(JOBS) --target fuzz_targets
+	cd $(FUZZ_DIR) && FUZZ_TIME=$(FUZZ_TIME) ctest --output-on-failure -L fuzz $(CTEST_ARGS)
+
 clean:
-	rm -rf $(BUILD_DIR) build-debug out
+	rm -rf $(BUILD_DIR) build-debug $(FUZZ_DIR) out

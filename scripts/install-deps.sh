@@ -2,6 +2,8 @@
 # Installs the Debian packages rocesim needs, only those that are missing.
 # Idempotent and quick when everything is present: it asks dpkg first and runs
 # apt-get only when something is absent. Must run as root (or via sudo).
+# `install-deps.sh fuzz` also installs what `make fuzz` needs (clang and
+# libFuzzer); `make test` and `make run` never need clang.
 set -euo pipefail
 
 PKGS=(
@@ -12,6 +14,9 @@ PKGS=(
   tshark
   python3 python3-yaml
 )
+if [ "${1:-}" = "fuzz" ]; then
+  PKGS+=(clang-14 libclang-rt-14-dev)
+fi
 
 missing=()
 for p in "${PKGS[@]}"; do
