@@ -90,6 +90,7 @@ void Host::rx_transition(uint8_t prio, bool xoff) {
   const uint64_t now = core::now_ps();
   m_rx_refresh_at[prio] = xoff ? now + m_rx_refresh_period_ps : UINT64_MAX;
   if (xoff) arm_rx_refresh(m_rx_refresh_at[prio]);
+  if (m_log) m_log->push_back(pfc::Event{now, basename(), 0, prio, xoff ? "xoff" : "xon"});
   rx_pause(prio, xoff);
 }
 
@@ -153,6 +154,9 @@ void Host::on_storm() {
   pk::Packet* p = m_ledger.create();
   pk::build_pfc(*p, m_cfg.mac, static_cast<uint16_t>(1u << m_storm_prio), timers);
   p->created_ps = core::now_ps();
+  // The first storm frame is the XOFF transition; the rest keep it (refreshes).
+  if (!m_storm_started && m_log) m_log->push_back(pfc::Event{core::now_ps(), basename(), 0, m_storm_prio, "xoff"});
+  m_storm_started = true;
   mac.send_control(p);
   m_storm_ev.notify(core::ps(pfc::quanta_ps(m_storm_quanta, mac.rate_bps()) / 2));
 }

@@ -138,6 +138,8 @@ class Host : public sc_core::sc_module,
 
   const HostConfig& config() const { return m_cfg; }
   uint64_t unexpected_frames() const { return m_unexpected; }
+  // Where this NIC logs the XOFF/XON transitions it sends (receive buffer, storm).
+  void set_event_log(std::vector<pfc::Event>* log) { m_log = log; }
   uint64_t rx_buffer_drops() const { return m_rx_drops; }
   uint64_t rx_buffer_peak() const { return m_rx_peak; }
   // Bytes (frames incl. FCS) in the receive buffer now.
@@ -242,6 +244,8 @@ class Host : public sc_core::sc_module,
   sc_core::sc_event m_storm_ev;
   uint8_t m_storm_prio = 0;
   uint16_t m_storm_quanta = 0;
+  bool m_storm_started = false;
+  std::vector<pfc::Event>* m_log = nullptr;  // pfc.csv rows: the XOFF/XON transitions this NIC sends
   uint64_t m_wake_at = UINT64_MAX;
   FlowListener* m_listener = nullptr;
   uint64_t m_unexpected = 0;

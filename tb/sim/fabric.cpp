@@ -126,6 +126,7 @@ Fabric::Fabric(sc_module_name name, const Scenario& s) : sc_module(name), m_s(s)
     h->set_listener(this);
     if (m_s.hosts.dcqcn && m_s.hosts.cc_log) h->set_cc_log(&m_cc);
     h->mac.set_event_log(&m_events, h->basename());
+    h->set_event_log(&m_events);
   }
   if (m_s.pfc.storm) {
     const PfcSpec& p = m_s.pfc;

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -235,5 +236,16 @@ TEST(NicPfc, ShortEpisodesAlternateXoffAndXonWithoutRefreshes) {
   EXPECT_GE(e.transitions, 10u);
   EXPECT_EQ(e.refreshes, 0u);
   EXPECT_LE(e.transitions - e.xons, 1u);
+  // pfc.csv lists every XOFF/XON transition sent: h16's rows are the
+  // capture's transitions, one for one.
+  std::ifstream csv(dir + "/pfc.csv");
+  std::string line;
+  uint64_t xoff_rows = 0, xon_rows = 0;
+  while (std::getline(csv, line)) {
+    if (line.find(",h16,0,3,xoff") != std::string::npos) ++xoff_rows;
+    if (line.find(",h16,0,3,xon") != std::string::npos) ++xon_rows;
+  }
+  EXPECT_EQ(xoff_rows, e.transitions) << "XOFF transitions of h16 in pfc.csv";
+  EXPECT_EQ(xon_rows, e.xons) << "XON transitions of h16 in pfc.csv";
   std::system(("rm -rf " + dir).c_str());
 }
