@@ -1,49 +1,80 @@
 #!/usr/bin/env bash
 # ECN threshold sweep (seed article, section 2.3): single-threshold marking,
-# K from 32 KiB to 256 KiB in 32 KiB steps, on configs/scenarios/ecn_incast.yaml
-# (closed loop: RC senders with DCQCN, long flows plus repeated 8-to-1
-# incasts), SEEDS runs per K (default 10, seeds 1..SEEDS, as the seed article
-# runs 10 seeds per point and reads the median and the 90th percentile).
+# K from 32 KiB to 256 KiB in 32 KiB steps, on
+# configs/scenarios/ecn_k_sweep.yaml (closed loop: RC senders with DCQCN, an
+# 8-to-1 incast across a 25G/100G leaf-spine plus short probes, PFC's XOFF
+# at 256 KiB), SEEDS runs per K (default 10, seeds 1..SEEDS, as the seed
+# article runs 10 seeds per point and reads the median and the 90th
+# percentile).
 #
 #   regress/sweeps/ecn_sweep.sh [OUT_DIR] [extra rocesim args, e.g. --set sim.duration=2ms]
-#   SEEDS=3 KS="32 128" regress/sweeps/ecn_sweep.sh out/quick
+#   SEEDS=3 KS="32 256" regress/sweeps/ecn_sweep.sh out/quick
+#   SCENARIO=configs/scenarios/ecn_incast.yaml regress/sweeps/ecn_sweep.sh out/other
 #
-# OUT_DIR/ecn_sweep_runs.csv, one row per run: k_bytes, seed, throughput_gbps
-# (RDMA payload delivered x 8 / simulated time), ecn_seen, ecn_marked,
-# mark_ratio, cnps, pause_frames_tx, dropped, flows_completed, slowdown_p50,
-# slowdown_p99 (summary.json fct, nearest rank over completed flows),
-# peak_buffer_bytes. OUT_DIR/ecn_sweep.csv, one row per K over its seeds:
-# k_bytes, runs, then the median and the 90th percentile (nearest rank) of
-# throughput_gbps, slowdown_p99 and pause_frames_tx, and the median
-# mark_ratio. Each run's outputs are in OUT_DIR/k<K>/s<SEED>/.
+# Flows are split at 10 KB, the first FCT bucket of summary.json: larger
+# flows are the bulk (the incast), smaller ones the short flows.
+# OUT_DIR/ecn_sweep_runs.csv, one row per run: k_bytes, seed,
+#   throughput_gbps: the bulk flows' payload delivered x 8 / the time at
+#     least one of them is active (from its start to its finish, or to the
+#     end of the run if it did not finish): the goodput while there is bulk
+#     data to send;
+#   line_fraction: throughput_gbps / the line rate of the bulk flows'
+#     receivers (summed over distinct receivers);
+#   ecn_seen, ecn_marked, mark_ratio (marked / seen, every marking queue),
+#   cnps (received by senders), pause_frames_tx (every switch and NIC),
+#   dropped, flows_completed, bulk_completed, bulk_flows;
+#   slowdown_p99: the short flows' p99 FCT slowdown (summary.json
+#     fct.by_size[0], nearest rank; all flows' p99 if there are none);
+#   peak_buffer_bytes.
+# OUT_DIR/ecn_sweep.csv, one row per K over its seeds: k_bytes, runs, then
+# the median and the 90th percentile (nearest rank) of line_fraction,
+# throughput_gbps, slowdown_p99, pause_frames_tx and mark_ratio.
+# Each run's outputs are in OUT_DIR/k<K>/s<SEED>/.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BIN=${ROCESIM:-build/bin/rocesim}
 OUT=${1:-out/ecn_sweep}
 shift || true
-SCENARIO=${SCENARIO:-configs/scenarios/ecn_incast.yaml}
+SCENARIO=${SCENARIO:-configs/scenarios/ecn_k_sweep.yaml}
 SEEDS=${SEEDS:-10}
 KS=${KS:-32 64 96 128 160 192 224 256}
 mkdir -p "$OUT"
 rows="$OUT/ecn_sweep_runs.csv.partial"
-echo "k_bytes,seed,throughput_gbps,ecn_seen,ecn_marked,mark_ratio,cnps,pause_frames_tx,dropped,flows_completed,slowdown_p50,slowdown_p99,peak_buffer_bytes" > "$rows"
+echo "k_bytes,seed,throughput_gbps,line_fraction,ecn_seen,ecn_marked,mark_ratio,cnps,pause_frames_tx,dropped,flows_completed,bulk_completed,bulk_flows,slowdown_p99,peak_buffer_bytes" > "$rows"
 for kib in $KS; do
   for seed in $(seq 1 "$SEEDS"); do
     dir="$OUT/k$((kib * 1024))/s$seed"
     "$BIN" run "$SCENARIO" --out "$dir" --quiet --seed "$seed" \
       --set switch.ecn.mode=threshold --set "switch.ecn.k=${kib}KiB" "$@"
     /usr/bin/python3 - "$dir" "$((kib * 1024))" "$seed" >> "$rows" <<'PY'
-import json, sys
+import csv, json, sys
 d, k, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 s = json.load(open(d + "/summary.json"))
+end = s["sim_time_ns"]
+short_max = s["fct"]["by_size"][0]["max_bytes"]  # 10 KB: the first FCT bucket
+bulk = [f for f in csv.DictReader(open(d + "/flows.csv")) if int(f["size_bytes"]) >= short_max]
+# Union of the bulk flows' active intervals [start, finish or end of run].
+spans = sorted((float(f["start_ns"]), float(f["finish_ns"]) if f["finish_ns"] else end) for f in bulk)
+active, lo, hi = 0.0, None, None
+for a, b in spans:
+    if hi is None or a > hi:
+        active += 0.0 if hi is None else hi - lo
+        lo, hi = a, b
+    else:
+        hi = max(hi, b)
+active += 0.0 if hi is None else hi - lo
+rate = {p["node"]: p["rate_bps"] for p in s["ports"]}
+line = sum(rate[h] for h in {f["dst"] for f in bulk})
+tput = sum(int(f["bytes_received"]) for f in bulk) * 8 / active if active else 0.0  # Gbps (bits / ns)
 e, f = s["ecn"], s["fct"]
 ratio = e["marked"] / e["seen"] if e["seen"] else 0.0
-tput = s["flows"]["payload_bytes_delivered"] * 8 / s["sim_time_ns"]
-def v(x):
-    return "" if x is None else f"{x:.4f}"
-print(f'{k},{seed},{tput:.4f},{e["seen"]},{e["marked"]},{ratio:.6f},{s["nic"]["cnps_received"]},'
-      f'{s["pfc"]["pause_frames_tx"]},{s["packets"]["dropped"]},{s["flows"]["completed"]},'
-      f'{v(f["slowdown_p50"])},{v(f["slowdown_p99"])},{s["buffer"]["peak_bytes"]}')
+p99 = f["by_size"][0]["slowdown_p99"]
+if p99 is None:
+    p99 = f["slowdown_p99"]
+v = lambda x: "" if x is None else f"{x:.4f}"
+print(f'{k},{seed},{tput:.4f},{tput * 1e9 / line if line else 0:.4f},{e["seen"]},{e["marked"]},{ratio:.6f},'
+      f'{s["nic"]["cnps_received"]},{s["pfc"]["pause_frames_tx"]},{s["packets"]["dropped"]},{s["flows"]["completed"]},'
+      f'{sum(x["completed"] == "1" for x in bulk)},{len(bulk)},{v(p99)},{s["buffer"]["peak_bytes"]}')
 PY
   done
 done
@@ -55,15 +86,16 @@ runs = list(csv.DictReader(open(out + "/ecn_sweep_runs.csv")))
 def p90(v):
     v = sorted(v)
     return v[max(0, math.ceil(0.9 * len(v)) - 1)]
+cols = ["line_fraction", "throughput_gbps", "slowdown_p99", "pause_frames_tx", "mark_ratio"]
 with open(out + "/ecn_sweep.csv.partial", "w") as f:
-    f.write("k_bytes,runs,throughput_gbps_median,throughput_gbps_p90,slowdown_p99_median,slowdown_p99_p90,"
-            "pause_frames_median,pause_frames_p90,mark_ratio_median\n")
+    f.write("k_bytes,runs," + ",".join(f"{c}_median,{c}_p90" for c in cols) + "\n")
     for k in dict.fromkeys(r["k_bytes"] for r in runs):
         rs = [r for r in runs if r["k_bytes"] == k]
-        col = lambda c: [float(r[c]) for r in rs if r[c] != ""]
-        t, s99, pf, mr = col("throughput_gbps"), col("slowdown_p99"), col("pause_frames_tx"), col("mark_ratio")
-        f.write(f"{k},{len(rs)},{statistics.median(t):.4f},{p90(t):.4f},{statistics.median(s99):.4f},{p90(s99):.4f},"
-                f"{statistics.median(pf):g},{p90(pf):g},{statistics.median(mr):.6f}\n")
+        cells = []
+        for c in cols:
+            x = [float(r[c]) for r in rs if r[c] != ""]
+            cells += [f"{statistics.median(x):.6g}", f"{p90(x):.6g}"] if x else ["", ""]
+        f.write(f"{k},{len(rs)}," + ",".join(cells) + "\n")
 PY
 mv "$OUT/ecn_sweep.csv.partial" "$OUT/ecn_sweep.csv"
 echo "ecn sweep: $OUT/ecn_sweep.csv ($OUT/ecn_sweep_runs.csv per run)"
