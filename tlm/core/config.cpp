@@ -11,6 +11,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <sstream>
+
+#include <yaml-cpp/eventhandler.h>
 
 #include "core/units.h"
 
@@ -252,6 +255,25 @@ ConfigError::ConfigError(std::string where, std::string key_path, std::string wh
 
 // ---------------------------------------------------------------- Config
 
+namespace {
+
+// Sees only where each document starts.
+struct DocumentStarts : YAML::EventHandler {
+  YAML::Mark start;
+  size_t previous = 0;
+  void OnDocumentStart(const YAML::Mark& m) override { start = m; }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+};
+
+}  // namespace
+
 std::unique_ptr<Config> Config::load_file(const std::string& path) {
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
   if (!f) throw ConfigError(path, "", std::string("cannot open file: ") + std::strerror(errno));
@@ -269,6 +291,22 @@ std::unique_ptr<Config> Config::load_string(const std::string& text, const std::
   cfg->m_file = name;
   std::vector<YAML::Node> docs;
   try {
+    // yaml-cpp 0.7's LoadAll() loops for ever, growing memory, on a token its
+    // document parser cannot place (a ',' outside a flow collection, as in
+    // ",a: 1"): each call reports a new empty document at the same position
+    // (fixed upstream after 0.7, yaml-cpp pull 1319). Walk the documents
+    // first and refuse one that starts where the previous one did.
+    std::istringstream in(text);
+    YAML::Parser parser(in);
+    DocumentStarts h;
+    for (size_t n = 0; parser.HandleNextDocument(h); ++n) {
+      const size_t pos = static_cast<size_t>(h.start.pos);
+      if (n > 0 && pos == h.previous) {
+        const std::string c = pos < text.size() ? std::string(1, text[pos]) : std::string();
+        throw ConfigError(cfg->mark_where(h.start), "", "YAML syntax error: unexpected '" + c + "'");
+      }
+      h.previous = pos;
+    }
     docs = YAML::LoadAll(text);
   } catch (const YAML::Exception& e) {
     throw ConfigError(cfg->mark_where(e.mark), "", "YAML syntax error: " + e.msg);
