@@ -232,6 +232,23 @@ uint64_t Host::psn_to_index(uint64_t base, uint32_t psn) const {
   return static_cast<uint64_t>(static_cast<int64_t>(base) + d);
 }
 
+bool Host::rc_received(const FlowRecord& f, uint64_t& next_index) const {
+  const size_t idx = f.dst_qp - kFirstQp;
+  if (f.dst_qp < kFirstQp || idx >= m_recv.size() || m_recv[idx].rec != &f) return false;
+  next_index = m_recv[idx].epsn;
+  return true;
+}
+
+bool Host::rc_sent(const FlowRecord& f, uint64_t& high_sent, uint64_t& acked) const {
+  const size_t qi = f.src_qp - kFirstQp;
+  if (f.src_qp < kFirstQp || qi >= m_send_by_qp.size() || m_send_by_qp[qi] < 0) return false;
+  const SendState& s = m_send[static_cast<size_t>(m_send_by_qp[qi])];
+  if (s.rec != &f) return false;
+  high_sent = s.high_sent;
+  acked = s.snd_una;
+  return true;
+}
+
 void Host::headers(pk::EthSpec& eth, pk::Ipv4Spec& ip, pk::Mac peer_mac, uint32_t peer_ip, uint8_t pcp, uint8_t dscp,
                    uint8_t ecn) const {
   eth.dst = peer_mac;

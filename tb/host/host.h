@@ -148,6 +148,12 @@ class Host : public sc_core::sc_module,
   uint64_t rx_refreshes() const { return m_rx_refreshes; }
   // Frames this host holds: its MAC's, and control frames waiting to be sent.
   size_t frames_held() const { return mac.frames_held() + m_ctrl.size() + m_rxq.size(); }
+  // RC progress of one flow's QP, for the invariant checker (sim/invariants.h).
+  // Receiver: packets accepted in PSN order (the next expected packet index).
+  // Sender: packets sent at least once, and acknowledged. False if this host
+  // is not that end of the flow.
+  bool rc_received(const FlowRecord& f, uint64_t& next_index) const;
+  bool rc_sent(const FlowRecord& f, uint64_t& high_sent, uint64_t& acked) const;
 
   void on_tx_ready(uint32_t port) override;
   // A received, checked frame from the MAC (delay zero: it has arrived).

@@ -47,6 +47,12 @@ void PacketBuffer::free(uint32_t head, uint32_t cells) {
   m_stats.used_cells -= cells;
 }
 
+uint32_t PacketBuffer::free_list_length() const {
+  uint32_t n = 0;
+  for (uint32_t c = m_free_head; c != kNoCell && n <= m_cfg.total_cells; c = m_next[c]) ++n;
+  return n;
+}
+
 uint64_t PacketBuffer::reserve(Calendar& c, uint32_t per_cycle, uint64_t t_ps, uint32_t cells, uint64_t& wait_ps) {
   const uint64_t period = m_cfg.clock_period_ps;
   // Cycle n covers [n*period, (n+1)*period). Service starts in the first cycle

@@ -73,6 +73,10 @@ class PacketBuffer : public sc_core::sc_module {
   // Returns a chain of `cells` cells starting at head to the free list.
   void free(uint32_t head, uint32_t cells);
   uint32_t free_cells() const { return m_free_count; }
+  // Cells reachable on the free list by walking it from its head, at most
+  // total_cells + 1 (more means a cycle): O(free cells), for invariant checks
+  // that the free-list counter is the list.
+  uint32_t free_list_length() const;
   uint32_t next_cell(uint32_t c) const { return m_next[c]; }
 
   const BufferConfig& config() const { return m_cfg; }
