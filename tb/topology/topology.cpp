@@ -1,7 +1,7 @@
 #include "topology/topology.h"
 
 #include <algorithm>
-#include <map>
+#include <unordered_map>
 #include <stdexcept>
 
 namespace rocesim::topology {
@@ -22,17 +22,28 @@ class GroupInterner {
  public:
   explicit GroupInterner(std::vector<Group>& out) : m_out(out) {}
   uint32_t intern(const std::vector<uint32_t>& ports) {
+    // The last set interned repeats often (every attachment switch behind the
+    // same uplinks), so it is checked before the hash table.
+    if (m_last != kInf && m_out[m_last].ports == ports) return m_last;
     auto it = m_ids.find(ports);
-    if (it != m_ids.end()) return it->second;
+    if (it != m_ids.end()) return m_last = it->second;
     const uint32_t id = static_cast<uint32_t>(m_out.size());
     m_out.push_back(Group{ports});
     m_ids.emplace(ports, id);
-    return id;
+    return m_last = id;
   }
 
  private:
+  struct Hash {
+    size_t operator()(const std::vector<uint32_t>& v) const {
+      uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a over the port numbers
+      for (uint32_t p : v) h = (h ^ p) * 0x100000001b3ull;
+      return static_cast<size_t>(h);
+    }
+  };
   std::vector<Group>& m_out;
-  std::map<std::vector<uint32_t>, uint32_t> m_ids;
+  std::unordered_map<std::vector<uint32_t>, uint32_t, Hash> m_ids;
+  uint32_t m_last = kInf;
 };
 
 // Appends the fewest aligned prefixes covering exactly [lo, hi].
@@ -204,8 +215,10 @@ void generate_routes(Topology& t, RouteStyle style) {
   interners.reserve(ns);
   for (uint32_t s = 0; s < ns; ++s) interners.emplace_back(t.groups[t.switches[s]]);
 
-  // toward[a * ns + s]: group at switch s toward hosts on attachment switch a.
-  std::vector<uint32_t> toward(static_cast<size_t>(attach.size()) * ns, kNoRoute);
+  // toward[s * na + a]: group at switch s toward hosts on attachment switch a
+  // (switch-major: the per-switch pass below reads one contiguous row).
+  const size_t na = attach.size();
+  std::vector<uint32_t> toward(na * ns, kNoRoute);
   std::vector<uint32_t> dist(ns);
   std::vector<uint32_t> queue(ns);
   std::vector<uint32_t> ports;
@@ -215,66 +228,84 @@ void generate_routes(Topology& t, RouteStyle style) {
     size_t head = 0, tail = 0;
     dist[src] = 0;
     queue[tail++] = src;
+    // One pass per switch, in BFS order (so group numbering is deterministic
+    // and tidy): when s is dequeued, every switch one hop closer to the source
+    // already has its distance (BFS assigns level d-1 before dequeuing level d),
+    // so the same scan of s's edges finds its next hops and discovers level d+1.
     while (head < tail) {
       const uint32_t s = queue[head++];
+      ports.clear();
       for (uint32_t e = adj_begin[s]; e < adj_begin[s + 1]; ++e) {
         const uint32_t q = adj[e].second;
         if (dist[q] == kInf) {
           dist[q] = dist[s] + 1;
           queue[tail++] = q;
+        } else if (dist[q] + 1 == dist[s]) {
+          ports.push_back(adj[e].first);
         }
       }
-    }
-    // Visit in BFS order so group numbering is deterministic and tidy.
-    for (size_t qi = 1; qi < tail; ++qi) {
-      const uint32_t s = queue[qi];
-      ports.clear();
-      for (uint32_t e = adj_begin[s]; e < adj_begin[s + 1]; ++e)
-        if (dist[adj[e].second] + 1 == dist[s]) ports.push_back(adj[e].first);
       // adj is in port order, so `ports` is already sorted.
-      toward[static_cast<size_t>(a) * ns + s] = interners[s].intern(ports);
+      if (s != src) toward[static_cast<size_t>(s) * na + a] = interners[s].intern(ports);
     }
   }
 
-  // Hosts in address order, for the aggregated style's runs.
-  std::vector<uint32_t> by_addr(t.hosts.size());
-  for (uint32_t i = 0; i < by_addr.size(); ++i) by_addr[i] = i;
-  std::sort(by_addr.begin(), by_addr.end(),
-            [&](uint32_t x, uint32_t y) { return t.nodes[t.hosts[x]].ip < t.nodes[t.hosts[y]].ip; });
+  // finalize() enforces ip == host_ip_of(index), so h-index order is address
+  // order. Hosts come in segments: maximal runs of consecutive hosts on one
+  // attachment switch (a leaf's or tor's hosts), which share their group at
+  // every other switch. So each switch's table is built per segment, not per
+  // host: O(switches x segments) except at a segment's own switch.
+  struct Segment {
+    uint32_t first = 0, count = 0, attach = kNoNode;
+  };
+  std::vector<Segment> segments;
+  for (uint32_t i = 0; i < t.hosts.size(); ++i) {
+    if (!segments.empty() && segments.back().attach == attach_of_host[i]) {
+      ++segments.back().count;
+    } else {
+      segments.push_back(Segment{i, 1, attach_of_host[i]});
+    }
+  }
 
-  std::vector<uint32_t> group_of(t.hosts.size());
   for (uint32_t s = 0; s < ns; ++s) {
     const uint32_t n = t.switches[s];
-    for (uint32_t i = 0; i < t.hosts.size(); ++i) {
-      const uint32_t a = attach_of_host[i];
-      if (a == kNoNode) {
-        group_of[i] = kNoRoute;
-      } else if (attach[a] == n) {
-        group_of[i] = interners[s].intern({t.peer(PortRef{t.hosts[i], 0}).port});
-      } else {
-        group_of[i] = toward[static_cast<size_t>(a) * ns + s];
-      }
-    }
     std::vector<Route>& out = t.routes[n];
-    if (style == RouteStyle::per_host) {
-      for (uint32_t i = 0; i < t.hosts.size(); ++i)
-        if (group_of[i] != kNoRoute) out.push_back(Route{t.nodes[t.hosts[i]].ip, 32, group_of[i]});
-    } else {
-      size_t i = 0;
-      while (i < by_addr.size()) {
-        const uint32_t g = group_of[by_addr[i]];
-        const uint32_t lo = t.nodes[t.hosts[by_addr[i]]].ip;
-        uint32_t hi = lo;
-        size_t j = i + 1;
-        while (j < by_addr.size() && group_of[by_addr[j]] == g && hi != 0xffffffffu &&
-               t.nodes[t.hosts[by_addr[j]]].ip == hi + 1) {
-          ++hi;
-          ++j;
-        }
-        if (g != kNoRoute) cover_range(lo, hi, g, out);
-        i = j;
+    // The aggregated style's current run of consecutive addresses with one group.
+    uint32_t run_group = kNoRoute, run_lo = 0, run_hi = 0;
+    bool in_run = false;
+    auto flush = [&] {
+      if (in_run && run_group != kNoRoute) cover_range(run_lo, run_hi, run_group, out);
+      in_run = false;
+    };
+    // Hosts first .. first+count-1 (consecutive addresses), all with group g.
+    auto emit = [&](uint32_t first, uint32_t count, uint32_t g) {
+      const uint32_t lo = host_ip_of(first), hi = host_ip_of(first + count - 1);
+      if (style == RouteStyle::per_host) {
+        if (g != kNoRoute)
+          for (uint32_t ip = lo; ip <= hi; ++ip) out.push_back(Route{ip, 32, g});
+        return;
+      }
+      if (in_run && g == run_group && run_hi != 0xffffffffu && lo == run_hi + 1) {
+        run_hi = hi;
+        return;
+      }
+      flush();
+      in_run = true;
+      run_group = g;
+      run_lo = lo;
+      run_hi = hi;
+    };
+    for (const Segment& sg : segments) {
+      if (sg.attach == kNoNode) {
+        emit(sg.first, sg.count, kNoRoute);
+      } else if (attach[sg.attach] == n) {
+        // The segment's own switch: each host on its own port, interned in h-order.
+        for (uint32_t i = sg.first; i < sg.first + sg.count; ++i)
+          emit(i, 1, interners[s].intern({t.peer(PortRef{t.hosts[i], 0}).port}));
+      } else {
+        emit(sg.first, sg.count, toward[static_cast<size_t>(s) * na + sg.attach]);
       }
     }
+    flush();
   }
 }
 
