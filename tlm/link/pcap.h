@@ -1,6 +1,11 @@
 // Nanosecond pcap writer (magic 0xa1b23c4d, LINKTYPE_ETHERNET).
 // Records hold the frame without FCS (as a capturing NIC delivers it) and are
 // time-stamped at the first bit of the frame on the wire, truncated to the ns.
+// A snap length truncates each record to its first `snaplen` bytes (the
+// record's original length stays the frame's, as tcpdump -s writes it);
+// kSnapHeaders keeps each frame's headers only (hdr_len bytes: Ethernet up to
+// and including the last transport header, no payload, no ICRC).
+// Memory per writer: a 64 KiB stdio buffer plus one frame.
 // The file is written as NAME.partial and renamed to NAME by close(), so an
 // interrupted run never leaves a capture that looks complete.
 #pragma once
@@ -26,7 +31,10 @@ class FrameTap {
 
 class PcapWriter : public FrameTap {
  public:
-  explicit PcapWriter(std::string path);
+  static constexpr uint32_t kSnapFull = 65535;   // the whole frame (pcap's customary maximum)
+  static constexpr uint32_t kSnapHeaders = 0;    // headers only
+  // snaplen: kSnapHeaders, or 1..kSnapFull bytes per record.
+  explicit PcapWriter(std::string path, uint32_t snaplen = kSnapFull);
   ~PcapWriter() override;
   PcapWriter(const PcapWriter&) = delete;
   PcapWriter& operator=(const PcapWriter&) = delete;
@@ -39,11 +47,13 @@ class PcapWriter : public FrameTap {
 
   const std::string& path() const { return m_path; }
   uint64_t records() const { return m_records; }
+  uint32_t snaplen() const { return m_snaplen; }
 
  private:
   std::string m_path;
   std::FILE* m_file = nullptr;
-  std::vector<uint8_t> m_scratch;  // one frame, reused
+  uint32_t m_snaplen = kSnapFull;
+  std::vector<uint8_t> m_scratch;  // one frame, reused (grows to the largest frame seen)
   std::vector<char> m_iobuf;
   uint64_t m_records = 0;
   bool m_error = false;
