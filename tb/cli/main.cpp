@@ -13,6 +13,8 @@
 #include <systemc>
 
 #include "core/config.h"
+#include "sim/budget.h"
+#include "sim/capture.h"
 #include "sim/fabric.h"
 #include "sim/outputs.h"
 #include "sim/scenario.h"
@@ -52,21 +54,28 @@ const char* kRunHelp =
     "  --seed N              random seed (overrides the config's 'seed')\n"
     "  --set key.path=value  override a config value, e.g. --set links.rate=25Gbps (repeatable)\n"
     "  --pcap NODE:PORT      capture both directions of a port, e.g. --pcap h1:0 (repeatable)\n"
+    "  --pcap NODE:*         capture every port of a node, e.g. --pcap leaf0:*\n"
+    "  --pcap-snaplen N      keep the first N bytes (1..65535) of each captured frame, or 'headers'\n"
+    "                        for the headers only (no payload)\n"
     "  --quiet               print nothing but errors\n"
     "\n"
-    "Bad input is reported as FILE:LINE:COL: key 'PATH': reason and exits 2 before any output is written.\n";
+    "Bad input is reported as FILE:LINE:COL: key 'PATH': reason and exits 2 before any output is written.\n"
+    "So is a run whose estimated memory or output exceeds sim.max_memory or sim.max_output.\n";
 
 const char* kValidateHelp =
-    "usage: rocesim validate CONFIG.yaml [--set key.path=value ...]\n"
+    "usage: rocesim validate CONFIG.yaml [--set key.path=value ...] [--pcap NODE:PORT ...] [--pcap-snaplen N]\n"
     "\n"
-    "Reads the configuration, applies overrides, checks every key and value, builds the model,\n"
-    "and prints the effective configuration. Writes nothing. Exit 0 if valid, 2 if not.\n";
+    "Reads the configuration, applies overrides, checks every key and value and the topology,\n"
+    "estimates the run's memory and output (checked against sim.max_memory and sim.max_output)\n"
+    "and prints the effective configuration with the estimate. Builds no model and writes nothing.\n"
+    "Exit 0 if valid, 2 if not.\n";
 
 struct Args {
   std::string cmd, config, out;
   bool has_seed = false;
   uint64_t seed = 0;
   std::vector<std::string> sets, pcaps;
+  uint32_t snaplen = sim::kSnapFull;  // --pcap-snaplen
   bool quiet = false, help = false;
 };
 
@@ -123,7 +132,11 @@ int parse_args(int argc, char** argv, Args& a) {
       if (!value(v) || !parse_u64(v, a.seed) || a.seed > static_cast<uint64_t>(INT64_MAX))
         return usage_error("--seed needs a non-negative integer", help);
       a.has_seed = true;
-    } else if (a.cmd == "run" && arg == "--pcap") {
+    } else if (arg == "--pcap-snaplen") {
+      std::string v;
+      if (!value(v) || !sim::parse_snaplen(v, a.snaplen))
+        return usage_error("--pcap-snaplen needs a byte count 1..65535 or 'headers'", help);
+    } else if (arg == "--pcap") {
       std::string v;
       if (!value(v)) return usage_error("--pcap needs NODE:PORT", help);
       a.pcaps.push_back(v);
@@ -168,8 +181,9 @@ int run_main(int argc, char** argv) {
 
   // 1. Configuration: every bad-input check happens before anything is written.
   sim::Scenario scen;
+  std::unique_ptr<core::Config> cfg;
   try {
-    std::unique_ptr<core::Config> cfg = core::Config::load_file(a.config);
+    cfg = core::Config::load_file(a.config);
     for (const std::string& s : a.sets) cfg->apply_set(s);
     // --seed before reading: generated traffic (permutations) draws from it.
     if (a.has_seed) cfg->apply_set("seed=" + std::to_string(a.seed));
@@ -179,30 +193,35 @@ int run_main(int argc, char** argv) {
     return kBadInput;
   }
 
+  // Captures (NODE:PORT, NODE:*) against the topology, then the budget:
+  // nothing is built for a run that would not fit.
   std::vector<sim::PcapRequest> pcaps;
-  for (const std::string& p : a.pcaps) {
-    sim::PcapRequest r;
+  std::vector<sim::CaptureSpec> captures;
+  {
     std::string why;
-    if (!sim::parse_pcap_request(p, r, why)) {
-      std::cerr << "rocesim: --pcap " << p << ": " << why << "\n";
+    if (!sim::resolve_pcaps(scen, a.pcaps, a.snaplen, pcaps, captures, why)) {
+      std::cerr << "rocesim: " << why << "\n";
       return kBadInput;
     }
-    pcaps.push_back(r);
   }
-
-  // 2. Elaborate the model.
-  sim::Fabric fabric("fabric", scen);
-  for (const sim::PcapRequest& r : pcaps) {
-    const std::string why = fabric.check_pcap(r);
+  const sim::Estimate estimate = sim::estimate(scen, captures, a.snaplen);
+  {
+    std::string key;
+    const std::string why = sim::check_budget(scen, estimate, key);
     if (!why.empty()) {
-      std::cerr << "rocesim: --pcap " << r.arg << ": " << why << "\n";
+      std::cerr << "rocesim: " << core::ConfigError(cfg->where(key), key, why).what() << "\n";
       return kBadInput;
     }
   }
   if (a.cmd == "validate") {
-    if (!a.quiet) std::cout << sim::emit_resolved(scen) << "# valid\n";
+    if (!a.quiet)
+      std::cout << sim::emit_resolved(scen) << "# estimate: " << estimate.memory_text(8) << "\n# estimate: "
+                << estimate.output_text(8) << "\n# valid\n";
     return kOk;
   }
+
+  // 2. Elaborate the model.
+  sim::Fabric fabric("fabric", scen);
 
   // 3. Outputs.
   std::string why;

@@ -270,8 +270,8 @@ bool Fabric::open_pcaps(const std::vector<PcapRequest>& reqs, const std::string&
   for (const PcapRequest& r : reqs) {
     link::Mac* mac = find_mac(r.node, r.port, why);
     const std::string base = dir + "/" + r.node + "-p" + std::to_string(r.port);
-    auto rx = std::make_unique<link::PcapWriter>(base + "-rx.pcap");
-    auto tx = std::make_unique<link::PcapWriter>(base + "-tx.pcap");
+    auto rx = std::make_unique<link::PcapWriter>(base + "-rx.pcap", r.snaplen);
+    auto tx = std::make_unique<link::PcapWriter>(base + "-tx.pcap", r.snaplen);
     if (!rx->open() || !tx->open()) {
       why = "cannot write " + base + "-*.pcap: " + std::strerror(errno);
       return false;

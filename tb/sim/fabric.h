@@ -25,6 +25,7 @@ struct PcapRequest {
   std::string arg;   // as given, for messages
   std::string node;
   uint32_t port = 0;
+  uint32_t snaplen = link::PcapWriter::kSnapFull;  // --pcap-snaplen (link/pcap.h)
 };
 
 // Parses "NODE:PORT"; false with a reason on bad syntax.

@@ -205,6 +205,10 @@ void read_flows(const CfgNode& root, Scenario& s) {
     fl.message_bytes = f.size("size");
     if (fl.message_bytes == 0 || fl.message_bytes > (1ull << 40)) f.fail_key("size", "must be between 1B and 1TiB");
     fl.messages = static_cast<uint32_t>(f.integer("messages", 1, 1, 100000000));
+    if (fl.messages > kMaxFlowBytes / fl.message_bytes)
+      f.fail_key("messages", "size x messages = " + core::format_size(fl.message_bytes) + " x " +
+                                 std::to_string(fl.messages) + " is more than a flow may carry: at most " +
+                                 std::to_string(kMaxFlowBytes) + " B (2^50, 1 PiB) per flow");
     fl.start_ps = f.time("start", 0);
     fl.send = f.choice("op", "write", {"write", "send"}) == "send";
     fl.pcp = s.hosts.pcp;
@@ -260,6 +264,8 @@ Scenario read_scenario(const core::Config& cfg) {
   s.sim.duration_ps = sim.time("duration", s.sim.duration_ps, 1, 3600ull * 1000000000000ull);
   s.sim.stop_when_done = sim.boolean("stop_when_done", s.sim.stop_when_done);
   s.sim.deadlock_after_ps = sim.time("deadlock_after", s.sim.deadlock_after_ps, 1);
+  s.sim.max_memory_bytes = sim.size("max_memory", s.sim.max_memory_bytes);
+  s.sim.max_output_bytes = sim.size("max_output", s.sim.max_output_bytes);
   sim.finish();
 
   const CfgNode topo = root.map("topology");
@@ -322,6 +328,8 @@ std::string emit_resolved(const Scenario& s) {
   o << "  duration: " << format_time(s.sim.duration_ps) << "\n";
   o << "  stop_when_done: " << (s.sim.stop_when_done ? "true" : "false") << "\n";
   o << "  deadlock_after: " << format_time(s.sim.deadlock_after_ps) << "\n";
+  o << "  max_memory: " << format_size(s.sim.max_memory_bytes) << "\n";
+  o << "  max_output: " << format_size(s.sim.max_output_bytes) << "\n";
   o << "topology:\n";
   if (!s.topology.file.empty()) o << "  # parameters read from " << s.topology.file << "\n";
   o << "  kind: " << s.topology.kind << "\n";

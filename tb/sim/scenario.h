@@ -23,6 +23,9 @@ struct SimSection {
   // A run that ends with frames in flight and no delivery for this long is
   // reported as deadlocked (summary.json pfc.deadlock).
   uint64_t deadlock_after_ps = 500000000;  // 500 us
+  // Budgets checked before the model is built (tb/sim/budget.h); 0 = no limit.
+  uint64_t max_memory_bytes = 20ull << 30;  // estimated peak resident memory
+  uint64_t max_output_bytes = 4ull << 30;   // estimated bytes written into --out
 };
 
 struct TopologySection {
@@ -69,6 +72,11 @@ struct StatsSection {
   bool flow_series = false;           // also flow_series.csv: per-flow throughput each interval
 };
 
+// The most one flow may carry (size x messages): 2^50 B (1 PiB), above what
+// the fastest link (1600 Gbps) sends in the longest run (1 h, 720 TB), and far
+// enough below 2^64 that totals over all flows cannot wrap.
+inline constexpr uint64_t kMaxFlowBytes = 1ull << 50;
+
 struct FlowSpec {
   std::string src, dst;               // host names h<i>
   uint32_t src_index = 0, dst_index = 0;
@@ -80,7 +88,7 @@ struct FlowSpec {
   std::vector<uint32_t> after;        // flows (indices) that must complete before this one starts
   std::string tag;                    // generator, for reports
   bool send = false;                  // op: send (else write)
-  uint64_t total_bytes() const { return message_bytes * messages; }
+  uint64_t total_bytes() const { return message_bytes * messages; }  // <= kMaxFlowBytes (read_scenario checks)
 };
 
 // One entry of `flows:` as written: a single flow, or a pattern that expands
