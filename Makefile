@@ -37,7 +37,7 @@ build: deps configure
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
 run: build
-	$(BUILD_DIR)/bin/rocesim run $(SCENARIO) --out $(OUT)
+	$(BUILD_DIR)/bin/rocesim run $(SCENARIO) --out $(OUT) --force
 
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) -LE long $(CTEST_ARGS)

@@ -20,7 +20,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 
 def run(binary, scenario, out, sets=()):
-    cmd = [binary, "run", os.path.join(ROOT, scenario), "--out", out]
+    cmd = [binary, "run", os.path.join(ROOT, scenario), "--out", out, "--force"]  # reruns replace
     for s in sets:
         cmd += ["--set", s]
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)

@@ -44,7 +44,7 @@ echo "k_bytes,seed,throughput_gbps,line_fraction,ecn_seen,ecn_marked,mark_ratio,
 for kib in $KS; do
   for seed in $(seq 1 "$SEEDS"); do
     dir="$OUT/k$((kib * 1024))/s$seed"
-    "$BIN" run "$SCENARIO" --out "$dir" --quiet --seed "$seed" \
+    "$BIN" run "$SCENARIO" --out "$dir" --force --quiet --seed "$seed" \
       --set switch.ecn.mode=threshold --set "switch.ecn.k=${kib}KiB" "$@"
     /usr/bin/python3 - "$dir" "$((kib * 1024))" "$seed" >> "$rows" <<'PY'
 import csv, json, sys

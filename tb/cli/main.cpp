@@ -1,8 +1,10 @@
 // rocesim command line: `rocesim run` and `rocesim validate`.
-// Exit status: 0 ok, 2 bad input (config, arguments, output path), 1 simulation failure.
+// Exit status: 0 ok, 2 bad input (config, arguments, output path), 1 simulation
+// or output failure, 130/143 stopped by SIGINT/SIGTERM, 124 stopped by --max-wall.
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -24,16 +26,20 @@ namespace {
 using namespace rocesim;
 
 constexpr int kOk = 0, kFail = 1, kBadInput = 2;
+// Stopped early with the outputs so far: 128 + the signal (the shell's
+// convention), and 124 for the wall-clock limit (as timeout(1)).
+constexpr int kWallLimit = 124;
 
 const char* kMainHelp =
     "rocesim " ROCESIM_VERSION " - cycle-approximate model of a RoCEv2 switch fabric\n"
     "\n"
-    "usage: rocesim run CONFIG.yaml --out DIR [--seed N] [--set key.path=value ...] [--pcap NODE:PORT ...]\n"
+    "usage: rocesim run CONFIG.yaml --out DIR [--force] [--seed N] [--set key.path=value ...] [--pcap NODE:PORT ...]\n"
     "       rocesim validate CONFIG.yaml [--set key.path=value ...]\n"
     "       rocesim --help | --version\n"
     "\n"
     "Run 'rocesim run --help' or 'rocesim validate --help' for details.\n"
-    "Exit status: 0 ok, 2 bad input, 1 simulation failure.\n";
+    "Exit status: 0 ok, 2 bad input, 1 simulation or output failure, 130/143 interrupted (SIGINT/SIGTERM),\n"
+    "124 wall-clock limit (--max-wall).\n";
 
 const char* kRunHelp =
     "usage: rocesim run CONFIG.yaml --out DIR [options]\n"
@@ -50,7 +56,11 @@ const char* kRunHelp =
     "  pcap/NODE-pPORT-{rx,tx}.pcap  captures asked for with --pcap\n"
     "\n"
     "options:\n"
-    "  --out DIR             output directory (created; existing files are replaced)\n"
+    "  --out DIR             output directory: created, or existing and empty\n"
+    "  --force               empty an existing --out DIR first (refused for /, $HOME, the working\n"
+    "                        directory and its parents, and a directory holding .git)\n"
+    "  --max-wall DURATION   stop after this much wall-clock time of simulation (e.g. 90s, 10m, 2h;\n"
+    "                        a bare number is seconds): outputs so far, \"complete\": false, exit 124\n"
     "  --seed N              random seed (overrides the config's 'seed')\n"
     "  --set key.path=value  override a config value, e.g. --set links.rate=25Gbps (repeatable)\n"
     "  --pcap NODE:PORT      capture both directions of a port, e.g. --pcap h1:0 (repeatable)\n"
@@ -58,9 +68,13 @@ const char* kRunHelp =
     "  --pcap-snaplen N      keep the first N bytes (1..65535) of each captured frame, or 'headers'\n"
     "                        for the headers only (no payload)\n"
     "  --quiet               print nothing but errors\n"
+    "  --check-invariants    check the model every 10 us simulated and at the end (packet conservation,\n"
+    "                        cell accounting, counters, RC PSN order); a violation ends the run, exit 1\n"
     "\n"
     "Bad input is reported as FILE:LINE:COL: key 'PATH': reason and exits 2 before any output is written.\n"
-    "So is a run whose estimated memory or output exceeds sim.max_memory or sim.max_output.\n";
+    "So is a run whose estimated memory or output exceeds sim.max_memory or sim.max_output.\n"
+    "SIGINT or SIGTERM stops at the next slice of simulated time and writes the outputs gathered so far\n"
+    "(summary.json \"complete\": false); exit 130/143. A second signal ends the process at once.\n";
 
 const char* kValidateHelp =
     "usage: rocesim validate CONFIG.yaml [--set key.path=value ...] [--pcap NODE:PORT ...] [--pcap-snaplen N]\n"
@@ -76,12 +90,34 @@ struct Args {
   uint64_t seed = 0;
   std::vector<std::string> sets, pcaps;
   uint32_t snaplen = sim::kSnapFull;  // --pcap-snaplen
-  bool quiet = false, help = false;
+  bool quiet = false, help = false, force = false;
+  double max_wall_s = 0;
+  std::string max_wall;  // as given
+  bool check_invariants = false;
 };
 
+// One line, as for bad configuration (the help text only with --help).
 int usage_error(const std::string& msg, const char* help) {
-  std::cerr << "rocesim: " << msg << "\n\n" << help;
+  const char* see = help == kRunHelp ? "rocesim run --help" : help == kValidateHelp ? "rocesim validate --help"
+                                                                                    : "rocesim --help";
+  std::cerr << "rocesim: " << msg << " (see '" << see << "')\n";
   return kBadInput;
+}
+
+// "90s", "1.5m", "2h", "500ms", or a bare number of seconds; > 0.
+bool parse_wall(const std::string& s, double& seconds) {
+  size_t end = 0;
+  while (end < s.size() && ((s[end] >= '0' && s[end] <= '9') || s[end] == '.')) ++end;
+  if (end == 0 || s.find('.') != s.rfind('.') || (s.find('.') == 0)) return false;
+  const std::string unit = s.substr(end);
+  double mul = 0;
+  if (unit.empty() || unit == "s") mul = 1;
+  else if (unit == "ms") mul = 1e-3;
+  else if (unit == "m" || unit == "min") mul = 60;
+  else if (unit == "h") mul = 3600;
+  else return false;
+  seconds = std::strtod(s.substr(0, end).c_str(), nullptr) * mul;
+  return seconds > 0 && seconds < 1e9;
 }
 
 bool parse_u64(const std::string& s, uint64_t& v) {
@@ -132,6 +168,13 @@ int parse_args(int argc, char** argv, Args& a) {
       if (!value(v) || !parse_u64(v, a.seed) || a.seed > static_cast<uint64_t>(INT64_MAX))
         return usage_error("--seed needs a non-negative integer", help);
       a.has_seed = true;
+    } else if (a.cmd == "run" && arg == "--force") {
+      a.force = true;
+    } else if (a.cmd == "run" && arg == "--max-wall") {
+      std::string v;
+      if (!value(v) || !parse_wall(v, a.max_wall_s))
+        return usage_error("--max-wall needs a positive duration, e.g. 90s, 10m or 2h", help);
+      a.max_wall = v;
     } else if (arg == "--pcap-snaplen") {
       std::string v;
       if (!value(v) || !sim::parse_snaplen(v, a.snaplen))
@@ -140,6 +183,8 @@ int parse_args(int argc, char** argv, Args& a) {
       std::string v;
       if (!value(v)) return usage_error("--pcap needs NODE:PORT", help);
       a.pcaps.push_back(v);
+    } else if (a.cmd == "run" && arg == "--check-invariants") {
+      a.check_invariants = true;
     } else if (arg == "--quiet" || arg == "-q") {
       a.quiet = true;
     } else if (!arg.empty() && arg[0] == '-') {
@@ -155,24 +200,36 @@ int parse_args(int argc, char** argv, Args& a) {
   return -1;
 }
 
-bool make_dirs(const std::string& path, std::string& why) {
-  std::string cur;
-  size_t pos = 0;
-  while (pos != std::string::npos) {
-    pos = path.find('/', pos + 1);
-    cur = path.substr(0, pos);
-    if (cur.empty()) continue;
-    if (mkdir(cur.c_str(), 0777) != 0 && errno != EEXIST) {
-      why = cur + ": " + std::strerror(errno);
-      return false;
-    }
-    struct stat st{};
-    if (stat(cur.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-      why = cur + ": not a directory";
-      return false;
-    }
-  }
-  return true;
+// The first SIGINT or SIGTERM: remembered for the run loop, which stops at its
+// next slice; both signals go back to their default action, so a second one
+// ends the process at once. Only async-signal-safe calls here.
+volatile std::sig_atomic_t g_stop_signal = 0;
+
+extern "C" void on_stop_signal(int sig) {
+  g_stop_signal = sig;
+  struct sigaction dfl{};
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset(&dfl.sa_mask);
+  sigaction(SIGINT, &dfl, nullptr);
+  sigaction(SIGTERM, &dfl, nullptr);
+}
+
+void install_stop_handlers() {
+  struct sigaction sa{};
+  sa.sa_handler = on_stop_signal;
+  // Each blocks the other while the handler runs: a SIGTERM right behind a
+  // SIGINT then finds the default action, not a second run of the handler.
+  sigemptyset(&sa.sa_mask);
+  sigaddset(&sa.sa_mask, SIGINT);
+  sigaddset(&sa.sa_mask, SIGTERM);
+  sa.sa_flags = SA_RESTART;  // writes in progress are resumed, not cut short
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
+// "pcap/h1-p0-rx.pcap" for "OUT/pcap/h1-p0-rx.pcap".
+std::string relative_to(const std::string& dir, const std::string& path) {
+  return path.rfind(dir + "/", 0) == 0 ? path.substr(dir.size() + 1) : path;
 }
 
 int run_main(int argc, char** argv) {
@@ -187,6 +244,10 @@ int run_main(int argc, char** argv) {
     for (const std::string& s : a.sets) cfg->apply_set(s);
     // --seed before reading: generated traffic (permutations) draws from it.
     if (a.has_seed) cfg->apply_set("seed=" + std::to_string(a.seed));
+    // An empty file (or only comments) is a mistake, not a scenario: the
+    // defaults alone simulate nothing.
+    if (cfg->root().keys().empty())
+      throw core::ConfigError(cfg->file(), "", "the configuration is empty: nothing to simulate");
     scen = sim::read_scenario(*cfg);
   } catch (const core::ConfigError& e) {
     std::cerr << "rocesim: " << e.what() << "\n";
@@ -213,20 +274,35 @@ int run_main(int argc, char** argv) {
       return kBadInput;
     }
   }
+  if (scen.flows.empty() && scen.sim.stop_when_done)
+    std::cerr << "rocesim: warning: " << a.config << ": no flows and no traffic: the run ends at 0 ns\n";
   if (a.cmd == "validate") {
     if (!a.quiet)
       std::cout << sim::emit_resolved(scen) << "# estimate: " << estimate.memory_text(8) << "\n# estimate: "
                 << estimate.output_text(8) << "\n# valid\n";
     return kOk;
   }
+  // The output directory, before the model is built: fresh (or --force), writable.
+  if (a.cmd == "run") {
+    std::string why;
+    if (!sim::check_out_dir(a.out, a.force, why)) {
+      std::cerr << "rocesim: --out " << a.out << ": " << why << "\n";
+      return kBadInput;
+    }
+  }
 
   // 2. Elaborate the model.
   sim::Fabric fabric("fabric", scen);
 
-  // 3. Outputs.
+  // 3. Outputs: a fresh directory, proved writable before simulating.
   std::string why;
-  if (!make_dirs(a.out, why) || (!pcaps.empty() && !make_dirs(a.out + "/pcap", why))) {
-    std::cerr << "rocesim: --out " << a.out << ": cannot create directory " << why << "\n";
+  if (!sim::prepare_out_dir(a.out, a.force, why)) {
+    std::cerr << "rocesim: --out " << a.out << ": " << why << "\n";
+    return kBadInput;
+  }
+  if (!pcaps.empty() && mkdir((a.out + "/pcap").c_str(), 0777) != 0) {
+    std::cerr << "rocesim: --out " << a.out << ": cannot create directory " << a.out << "/pcap: " << std::strerror(errno)
+              << "\n";
     return kBadInput;
   }
   if (!fabric.open_pcaps(pcaps, a.out + "/pcap", why) || !fabric.open_time_series(a.out, why)) {
@@ -234,17 +310,52 @@ int run_main(int argc, char** argv) {
     return kFail;
   }
 
-  // 4. Simulate.
-  const sim::RunResult res = fabric.run();
-  bool io_ok = fabric.close_streams();
-  io_ok = sim::write_file_atomic(a.out + "/config.resolved.yaml", sim::emit_resolved(scen)) && io_ok;
-  io_ok = sim::write_file_atomic(a.out + "/flows.csv", sim::flows_csv(fabric)) && io_ok;
-  io_ok = sim::write_file_atomic(a.out + "/pfc.csv", fabric.pfc_csv()) && io_ok;
-  io_ok = sim::write_file_atomic(a.out + "/flows.hpcc.txt", fabric.hpcc_flow_file()) && io_ok;
-  if (fabric.has_cc_log()) io_ok = sim::write_file_atomic(a.out + "/cc.csv", fabric.cc_csv()) && io_ok;
-  io_ok = sim::write_file_atomic(a.out + "/summary.json", sim::summary_json(fabric, res)) && io_ok;
-  if (!io_ok) {
-    std::cerr << "rocesim: writing outputs in " << a.out << " failed: " << std::strerror(errno) << "\n";
+  // 4. Simulate; SIGINT, SIGTERM and --max-wall stop it between slices.
+  if (a.check_invariants) fabric.check_invariants(true);
+  install_stop_handlers();
+  sim::RunControl ctl;
+  ctl.signal = &g_stop_signal;
+  ctl.max_wall_s = a.max_wall_s;
+  const sim::RunResult res = fabric.run(ctl);
+
+  // 5. Every output is attempted, each to NAME.partial and renamed; summary.json
+  // last, listing what could not be written.
+  sim::RunStatus status;
+  if (res.stop_signal)
+    status.reason = std::string("interrupted by ") + (res.stop_signal == SIGINT ? "SIGINT" : "SIGTERM");
+  else if (res.wall_limit)
+    status.reason = "wall-clock limit (--max-wall " + a.max_wall + ")";
+  const sim::InvariantChecker* inv = fabric.invariants();
+  if (inv && !inv->ok()) status.reason = "invariant violated: " + inv->violation().message();
+  std::vector<sim::OutputFailure> failed;
+  fabric.close_streams(failed);
+  auto write = [&](const std::string& name, const std::string& content) {
+    std::string err;
+    if (!sim::write_file_atomic(a.out + "/" + name, content, err)) failed.push_back({a.out + "/" + name, err});
+  };
+  write("config.resolved.yaml", sim::emit_resolved(scen));
+  write("flows.csv", sim::flows_csv(fabric));
+  write("pfc.csv", fabric.pfc_csv());
+  write("flows.hpcc.txt", fabric.hpcc_flow_file());
+  if (fabric.has_cc_log()) write("cc.csv", fabric.cc_csv());
+  for (const sim::OutputFailure& f : failed) status.missing.push_back({relative_to(a.out, f.file), f.error});
+  std::string err;
+  const bool summary_ok = sim::write_file_atomic(a.out + "/summary.json", sim::summary_json(fabric, res, status), err);
+  if (!summary_ok) {
+    // Without summary.json, a plain failure record (written in place: it is
+    // small, and all there is to say).
+    status.missing.push_back({"summary.json", err});
+    std::string rec = "rocesim run did not complete: " + (status.reason.empty() ? "outputs missing" : status.reason) + "\n";
+    for (const sim::OutputFailure& f : status.missing) rec += "missing " + f.file + ": " + f.error + "\n";
+    if (std::FILE* fr = std::fopen((a.out + "/FAILED.txt").c_str(), "w")) {
+      std::fputs(rec.c_str(), fr);
+      std::fclose(fr);
+    }
+  }
+  if (!status.missing.empty()) {
+    std::cerr << "rocesim: writing outputs in " << a.out << " failed:";
+    for (const sim::OutputFailure& f : status.missing) std::cerr << " " << f.file << " (" << f.error << ")";
+    std::cerr << (summary_ok ? "; summary.json lists them\n" : "\n");
     return kFail;
   }
 
@@ -268,12 +379,18 @@ int run_main(int argc, char** argv) {
     if (!pcaps.empty()) std::cout << ", " << a.out << "/pcap/";
     std::cout << "\n";
   }
+  if (!status.reason.empty()) std::cerr << "rocesim: " << status.reason << " at " << sim::ps_to_ns_text(res.sim_time_ps)
+                                        << " ns simulated: outputs so far in " << a.out << " (\"complete\": false)\n";
+  if (inv && !inv->ok()) return kFail;  // the reason is printed above
+  if (inv && !a.quiet) std::cout << "  invariants: all held at " << inv->checks() << " checks\n";
   if (!res.conserved) {
     std::cerr << "rocesim: packet conservation violated: sent " << res.sent << " != delivered " << res.delivered
               << " + dropped " << res.dropped << " + in flight " << res.in_flight << " (pool holds "
               << res.pool_in_use << ")\n";
     return kFail;
   }
+  if (res.stop_signal) return 128 + res.stop_signal;
+  if (res.wall_limit) return kWallLimit;
   return kOk;
 }
 

@@ -1,5 +1,6 @@
 #include "sim/fabric.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cinttypes>
@@ -328,6 +329,10 @@ void Fabric::on_sample() {
       std::fputs(line, m_flow_series);
     }
   }
+  // Keep why the first write failed (a full disk) for the report at close.
+  if (m_series && !m_series_errno && std::ferror(m_series)) m_series_errno = errno ? errno : EIO;
+  if (m_flow_series && !m_flow_series_errno && std::ferror(m_flow_series))
+    m_flow_series_errno = errno ? errno : EIO;
   m_sample_ev.notify(core::ps(m_s.stats.interval_ps));
 }
 
@@ -410,19 +415,50 @@ std::string Fabric::pfc_csv() const {
 }
 
 bool Fabric::close_streams() {
-  bool ok = true;
-  for (auto& p : m_pcaps) ok = p->close() && ok;
-  if (m_flow_series) {
-    ok = std::fclose(m_flow_series) == 0 && ok;
-    m_flow_series = nullptr;
-    ok = ok && std::rename((m_flow_series_path + ".partial").c_str(), m_flow_series_path.c_str()) == 0;
+  std::vector<OutputFailure> failed;
+  return close_streams(failed);
+}
+
+namespace {
+
+// Closes a streamed CSV and renames NAME.partial to NAME; on any write error
+// (a full disk is seen here at the latest) removes the .partial instead.
+// first_err: the errno of the first failed write (Fabric::on_sample records it).
+void close_stream(std::FILE*& f, const std::string& path, int first_err, std::vector<OutputFailure>& failed) {
+  if (!f) return;
+  const std::string tmp = path + ".partial";
+  errno = 0;
+  bool ok = std::ferror(f) == 0;
+  int err = first_err;
+  if (std::fclose(f) != 0 && ok) {
+    ok = false;
+    err = errno;
   }
-  if (m_series) {
-    ok = std::fclose(m_series) == 0 && ok;
-    m_series = nullptr;
-    ok = ok && std::rename((m_series_path + ".partial").c_str(), m_series_path.c_str()) == 0;
+  f = nullptr;
+  if (ok && std::rename(tmp.c_str(), path.c_str()) != 0) {
+    ok = false;
+    err = errno;
   }
-  return ok;
+  if (ok) return;
+  std::remove(tmp.c_str());
+  failed.push_back({path, err ? std::strerror(err) : "write error"});
+}
+
+}  // namespace
+
+bool Fabric::close_streams(std::vector<OutputFailure>& failed) {
+  const size_t before = failed.size();
+  // Every output is attempted: one failure does not keep the others as .partial.
+  for (auto& p : m_pcaps) {
+    errno = 0;
+    if (p->close()) continue;
+    const int err = errno;
+    std::remove((p->path() + ".partial").c_str());
+    failed.push_back({p->path(), err ? std::strerror(err) : "write error"});
+  }
+  close_stream(m_flow_series, m_flow_series_path, m_flow_series_errno, failed);
+  close_stream(m_series, m_series_path, m_series_errno, failed);
+  return failed.size() == before;
 }
 
 void Fabric::on_flow_done(host::FlowRecord& f) {
@@ -438,14 +474,46 @@ size_t Fabric::frames_held() const {
   return n;
 }
 
-RunResult Fabric::run() {
+void Fabric::check_invariants(bool on) {
+  if (on) m_inv = std::make_unique<InvariantChecker>(*this);
+  else m_inv.reset();
+}
+
+RunResult Fabric::run(const RunControl& ctl) {
   RunResult r;
   const auto t0 = std::chrono::steady_clock::now();
-  if (m_flows_left == 0 && m_s.sim.stop_when_done) {
+  const uint64_t end_ps = m_s.sim.duration_ps;
+  if (end_ps == 0 || (m_flows_left == 0 && m_s.sim.stop_when_done)) {
     sc_start(SC_ZERO_TIME);
   } else {
-    sc_start(core::ps(m_s.sim.duration_ps));
+    // Slices of simulated time, sized to take about 10 ms of wall time each:
+    // a signal or the wall-clock limit is honoured within a slice, at a cost of
+    // one kernel entry per slice (no process polls). sc_start(t) leaves the
+    // processes due at exactly t runnable for the next call, so the events and
+    // their order are those of one sc_start(duration).
+    uint64_t slice_ps = std::min<uint64_t>(end_ps, 1000000);  // 1 us to begin with
+    for (;;) {
+      const uint64_t now = core::now_ps();
+      if (now >= end_ps || sc_get_status() == SC_STOPPED) break;  // the end, or sc_stop (stop_when_done)
+      if (ctl.signal && *ctl.signal) {
+        r.stop_signal = *ctl.signal;
+        break;
+      }
+      const auto ts = std::chrono::steady_clock::now();
+      if (ctl.max_wall_s > 0 && std::chrono::duration<double>(ts - t0).count() >= ctl.max_wall_s) {
+        r.wall_limit = true;
+        break;
+      }
+      const uint64_t step = std::min(slice_ps, end_ps - now);
+      // Checked runs also stop at each multiple of kInvariantSlicePs, where they are checked.
+      sc_start(core::ps(m_inv ? std::min(step, kInvariantSlicePs - now % kInvariantSlicePs) : step));
+      if (m_inv && core::now_ps() % kInvariantSlicePs == 0 && !m_inv->check(false)) break;
+      const double w = std::chrono::duration<double>(std::chrono::steady_clock::now() - ts).count();
+      if (w < 0.005 && slice_ps < end_ps) slice_ps *= 2;
+      else if (w > 0.02 && slice_ps > 1000) slice_ps /= 2;
+    }
   }
+  if (m_inv) m_inv->check(true);  // always at the end (a no-op after a violation)
   const auto t1 = std::chrono::steady_clock::now();
   r.wall_time_s = std::chrono::duration<double>(t1 - t0).count();
   r.sim_time_ps = core::now_ps();

@@ -1,6 +1,7 @@
 // Builds the model described by a Scenario (hosts, switches, links) and runs it.
 #pragma once
 
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -14,6 +15,7 @@
 #include "link/link.h"
 #include "link/pcap.h"
 #include "packet/packet.h"
+#include "sim/invariants.h"
 #include "sim/scenario.h"
 #include "switch/switch.h"
 #include "topology/route_table.h"
@@ -31,7 +33,21 @@ struct PcapRequest {
 // Parses "NODE:PORT"; false with a reason on bad syntax.
 bool parse_pcap_request(const std::string& arg, PcapRequest& out, std::string& why);
 
+// An output that could not be written: its path and why.
+struct OutputFailure {
+  std::string file, error;
+};
+
+// What may end a run before its end: both are polled between slices of
+// simulated time (each slice a few ms of wall time), never inside an event.
+struct RunControl {
+  const volatile std::sig_atomic_t* signal = nullptr;  // set non-zero (the signal number) to stop
+  double max_wall_s = 0;                                // wall-clock limit of the simulation; 0: none
+};
+
 struct RunResult {
+  int stop_signal = 0;           // the signal that stopped the run, or 0
+  bool wall_limit = false;       // stopped by RunControl::max_wall_s
   uint64_t sim_time_ps = 0;
   double wall_time_s = 0;
   uint64_t events = 0;
@@ -67,8 +83,20 @@ class Fabric : public sc_core::sc_module, public host::FlowListener {
   bool open_time_series(const std::string& dir, std::string& why);
   // Closes and renames every streamed output. False on an I/O error.
   bool close_streams();
+  // The same, attempting every output even when one fails; a failed one's
+  // .partial is removed and it is listed in failed.
+  bool close_streams(std::vector<OutputFailure>& failed);
 
-  RunResult run();
+  // Runs to sim.duration (or until every flow is done with sim.stop_when_done),
+  // in slices of simulated time; between slices it stops early when ctl says so.
+  // Slicing does not change the result: the kernel resumes exactly where it stopped.
+  RunResult run(const RunControl& ctl = {});
+  // --check-invariants (sim/invariants.h): run() then checks the model at every
+  // multiple of kInvariantSlicePs of simulated time and at its end, and the first
+  // violation ends the run. Call before run().
+  void check_invariants(bool on);
+  // The checker (with its violation, if any), or null when not checking.
+  const InvariantChecker* invariants() const { return m_inv.get(); }
   // pfc.csv: every XOFF/XON sent, pause start/end seen, watchdog event, in time order.
   std::string pfc_csv() const;
   // cc.csv: every DCQCN reaction point event (rate, target, alpha), in time order.
@@ -111,6 +139,7 @@ class Fabric : public sc_core::sc_module, public host::FlowListener {
   std::string m_series_path;
   std::FILE* m_flow_series = nullptr;
   std::string m_flow_series_path;
+  int m_series_errno = 0, m_flow_series_errno = 0;  // first write error of each stream
   std::vector<uint64_t> m_last_flow_bytes;
   std::vector<uint64_t> m_last_deq;       // per switch queue: dequeued bytes at the last sample
   std::vector<ecn::Counters> m_last_ecn;  // per switch queue: ECN counters at the last sample
@@ -120,6 +149,7 @@ class Fabric : public sc_core::sc_module, public host::FlowListener {
   std::vector<uint32_t> m_waiting;                 // per flow: dependencies not yet complete
   std::vector<std::vector<uint32_t>> m_dependents; // per flow: flows waiting for it
   size_t m_flows_left = 0;
+  std::unique_ptr<InvariantChecker> m_inv;  // --check-invariants
 };
 
 }  // namespace rocesim::sim

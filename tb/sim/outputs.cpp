@@ -1,27 +1,225 @@
 #include "sim/outputs.h"
 
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cinttypes>
 #include <cmath>
-#include <vector>
 #include <cstdio>
-#include <fstream>
+#include <cstdlib>
+#include <cstring>
 #include <sstream>
+#include <vector>
 
 #include "core/time.h"
 
 namespace rocesim::sim {
 
 bool write_file_atomic(const std::string& path, const std::string& content) {
+  std::string why;
+  return write_file_atomic(path, content, why);
+}
+
+bool write_file_atomic(const std::string& path, const std::string& content, std::string& why) {
   const std::string tmp = path + ".partial";
-  {
-    std::ofstream o(tmp, std::ios::binary | std::ios::trunc);
-    if (!o) return false;
-    o.write(content.data(), static_cast<std::streamsize>(content.size()));
-    o.flush();
-    if (!o) return false;
+  std::FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (!f) {
+    why = std::strerror(errno);
+    return false;
   }
-  return std::rename(tmp.c_str(), path.c_str()) == 0;
+  errno = 0;
+  bool ok = std::fwrite(content.data(), 1, content.size(), f) == content.size() && std::fflush(f) == 0;
+  int err = errno;
+  if (std::fclose(f) != 0 && ok) {
+    ok = false;
+    err = errno;
+  }
+  if (ok && std::rename(tmp.c_str(), path.c_str()) != 0) {
+    ok = false;
+    err = errno;
+  }
+  if (ok) return true;
+  std::remove(tmp.c_str());
+  why = err ? std::strerror(err) : "write error";
+  errno = err;
+  return false;
+}
+
+namespace {
+
+bool is_dir(const std::string& p) {
+  struct stat st{};
+  return stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+std::string real_path(const std::string& p) {
+  char* r = realpath(p.c_str(), nullptr);
+  if (!r) return "";
+  std::string s = r;
+  std::free(r);
+  return s;
+}
+
+// True when the directory holds anything besides . and ..
+bool has_entries(const std::string& dir) {
+  DIR* d = opendir(dir.c_str());
+  if (!d) return false;
+  bool any = false;
+  while (dirent* e = readdir(d)) {
+    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) {
+      any = true;
+      break;
+    }
+  }
+  closedir(d);
+  return any;
+}
+
+// Why --force must not empty dir (real path), or "".
+std::string dangerous_target(const std::string& real) {
+  if (real == "/") return "it is the root directory";
+  const char* home = std::getenv("HOME");
+  if (home && *home && real == real_path(home)) return "it is the home directory";
+  const std::string cwd = real_path(".");
+  if (!cwd.empty() && (cwd == real || (cwd.rfind(real + "/", 0) == 0)))
+    return "it is the working directory or one of its parents";
+  if (is_dir(real + "/.git") || access((real + "/.git").c_str(), F_OK) == 0)
+    return "it holds .git (a source tree)";
+  return "";
+}
+
+// Deletes everything inside the directory open as fd, depth first, by
+// descriptor: a symbolic link is unlinked, never followed; a subdirectory on
+// another file system (a mount point) is refused rather than entered.
+bool remove_contents(int fd, dev_t dev, const std::string& shown, std::string& why) {
+  DIR* d = fdopendir(fd);
+  if (!d) {
+    why = shown + ": " + std::strerror(errno);
+    close(fd);
+    return false;
+  }
+  bool ok = true;
+  while (dirent* e = readdir(d)) {
+    const char* n = e->d_name;
+    if (std::strcmp(n, ".") == 0 || std::strcmp(n, "..") == 0) continue;
+    struct stat st{};
+    if (fstatat(fd, n, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+      why = shown + "/" + n + ": " + std::strerror(errno);
+      ok = false;
+      break;
+    }
+    if (S_ISDIR(st.st_mode)) {
+      if (st.st_dev != dev) {
+        why = shown + "/" + n + ": a mount point; not removed";
+        ok = false;
+        break;
+      }
+      const int sub = openat(fd, n, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (sub < 0 || !remove_contents(sub, dev, shown + "/" + n, why)) {
+        if (sub < 0) why = shown + "/" + n + ": " + std::strerror(errno);
+        ok = false;
+        break;
+      }
+      if (unlinkat(fd, n, AT_REMOVEDIR) != 0) {
+        why = shown + "/" + n + ": " + std::strerror(errno);
+        ok = false;
+        break;
+      }
+    } else if (unlinkat(fd, n, 0) != 0) {
+      why = shown + "/" + n + ": " + std::strerror(errno);
+      ok = false;
+      break;
+    }
+  }
+  closedir(d);  // closes fd
+  return ok;
+}
+
+bool make_dirs(const std::string& path, std::string& why) {
+  std::string cur;
+  size_t pos = 0;
+  while (pos != std::string::npos) {
+    pos = path.find('/', pos + 1);
+    cur = path.substr(0, pos);
+    if (cur.empty()) continue;
+    if (mkdir(cur.c_str(), 0777) != 0 && errno != EEXIST) {
+      why = "cannot create directory " + cur + ": " + std::strerror(errno);
+      return false;
+    }
+    if (!is_dir(cur)) {
+      why = cur + " is not a directory";
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+bool check_out_dir(const std::string& dir, bool force, std::string& why) {
+  struct stat st{};
+  if (stat(dir.c_str(), &st) != 0) {
+    if (errno == ENOENT) return true;  // created by prepare_out_dir (the parent is checked there)
+    why = std::strerror(errno);
+    return false;
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    why = "exists and is not a directory";
+    return false;
+  }
+  if (access(dir.c_str(), W_OK | X_OK) != 0) {
+    why = std::string("not writable: ") + std::strerror(errno);
+    return false;
+  }
+  if (!has_entries(dir)) return true;
+  if (!force) {
+    why = "exists and is not empty (a run writes into a fresh directory; --force empties it first)";
+    return false;
+  }
+  const std::string real = real_path(dir);
+  const std::string danger = real.empty() ? std::string("cannot resolve its path") : dangerous_target(real);
+  if (!danger.empty()) {
+    why = "--force refuses to empty it: " + danger;
+    return false;
+  }
+  return true;
+}
+
+bool prepare_out_dir(const std::string& dir, bool force, std::string& why) {
+  if (!check_out_dir(dir, force, why)) return false;
+  if (is_dir(dir) && has_entries(dir)) {
+    // check_out_dir allowed it: force, and not a dangerous target.
+    struct stat st{};
+    const int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0 || fstat(fd, &st) != 0) {
+      why = std::string("cannot open: ") + std::strerror(errno);
+      if (fd >= 0) close(fd);
+      return false;
+    }
+    if (!remove_contents(fd, st.st_dev, dir, why)) {
+      why = "--force could not empty it: " + why;
+      return false;
+    }
+  } else if (!make_dirs(dir, why)) {
+    return false;
+  }
+  // Prove it writable (permissions, a read-only mount, a full disk): write one
+  // byte to a probe file and remove it.
+  const std::string probe = dir + "/.rocesim-probe";
+  std::FILE* f = std::fopen(probe.c_str(), "wb");
+  bool ok = f && std::fputc('\n', f) != EOF && std::fflush(f) == 0;
+  const int err = errno;
+  if (f) ok = std::fclose(f) == 0 && ok;
+  std::remove(probe.c_str());
+  if (!ok) {
+    why = std::string("not writable: ") + std::strerror(err);
+    return false;
+  }
+  return true;
 }
 
 std::string ps_to_ns_text(uint64_t ps) {
@@ -84,7 +282,7 @@ void port_json(std::ostringstream& o, bool& first, const std::string& node, cons
 
 }  // namespace
 
-std::string summary_json(Fabric& f, const RunResult& r) {
+std::string summary_json(Fabric& f, const RunResult& r, const RunStatus& st) {
   const Scenario& s = f.scenario();
   const link::Ledger& L = f.ledger();
   std::ostringstream o;
@@ -94,6 +292,17 @@ std::string summary_json(Fabric& f, const RunResult& r) {
   o << "  \"scenario\": " << json_str(s.name) << ",\n";
   o << "  \"config_file\": " << json_str(s.file) << ",\n";
   o << "  \"seed\": " << s.seed << ",\n";
+  // How the run ended: false with the reason when it was stopped early or an output is missing.
+  o << "  \"complete\": " << (st.complete() ? "true" : "false") << ",\n";
+  o << "  \"reason\": "
+    << (st.complete() ? std::string("null")
+                      : json_str(!st.reason.empty() ? st.reason : std::string("outputs missing")))
+    << ",\n";
+  o << "  \"outputs_missing\": [";
+  for (size_t i = 0; i < st.missing.size(); ++i)
+    o << (i ? ", " : "") << "{\"file\": " << json_str(st.missing[i].file) << ", \"error\": "
+      << json_str(st.missing[i].error) << "}";
+  o << "],\n";
   o << "  \"topology\": {\"kind\": " << json_str(s.topology.kind) << ", \"hosts\": " << f.hosts().size()
     << ", \"switches\": " << f.switches().size() << ", \"links\": " << f.links().size() << "},\n";
   o << "  \"sim_time_ns\": " << ps_to_ns_text(r.sim_time_ps) << ",\n";

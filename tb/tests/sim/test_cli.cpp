@@ -125,13 +125,15 @@ TEST(Cli, SameSeedGivesIdenticalOutputs) {
   EXPECT_EQ(slurp(a + "/flows.csv"), slurp(b + "/flows.csv"));
   EXPECT_EQ(slurp(a + "/config.resolved.yaml"), slurp(b + "/config.resolved.yaml"));
   EXPECT_EQ(slurp(a + "/pcap/h1-p0-rx.pcap"), slurp(b + "/pcap/h1-p0-rx.pcap"));
-  // A lossy link makes the seed matter: different seeds, different drops.
-  ASSERT_EQ(rocesim("run " + default_cfg() + " --out " + a + " --set links.loss=0.05 --seed 3 --quiet").rc, 0);
-  ASSERT_EQ(rocesim("run " + default_cfg() + " --out " + b + " --set links.loss=0.05 --seed 3 --quiet").rc, 0);
+  // A lossy link makes the seed matter: different seeds, different drops
+  // (each run into a fresh directory: --out refuses a used one).
+  const std::string la = dir + "/la", lb = dir + "/lb";
+  ASSERT_EQ(rocesim("run " + default_cfg() + " --out " + la + " --set links.loss=0.05 --seed 3 --quiet").rc, 0);
+  ASSERT_EQ(rocesim("run " + default_cfg() + " --out " + lb + " --set links.loss=0.05 --seed 3 --quiet").rc, 0);
   ASSERT_EQ(rocesim("run " + default_cfg() + " --out " + c + " --set links.loss=0.05 --seed 4 --quiet").rc, 0);
-  EXPECT_EQ(strip_wall(slurp(a + "/summary.json")), strip_wall(slurp(b + "/summary.json")));
-  EXPECT_NE(strip_wall(slurp(a + "/summary.json")), strip_wall(slurp(c + "/summary.json")));
-  EXPECT_GT(json_u64(slurp(a + "/summary.json"), "link_loss"), 0u);
+  EXPECT_EQ(strip_wall(slurp(la + "/summary.json")), strip_wall(slurp(lb + "/summary.json")));
+  EXPECT_NE(strip_wall(slurp(la + "/summary.json")), strip_wall(slurp(c + "/summary.json")));
+  EXPECT_GT(json_u64(slurp(la + "/summary.json"), "link_loss"), 0u);
 }
 
 TEST(Cli, ResolvedConfigReproducesTheRun) {
