@@ -46,7 +46,9 @@ traffic::Cdf cdf_of(const CfgNode& n, const std::string& scenario_file) {
   try {
     return traffic::read_cdf_file(path, n.path() + ".cdf");
   } catch (const core::ConfigError& e) {
-    if (e.where() == path && e.key_path() == n.path() + ".cdf") n.fail_key("cdf", e.reason());
+    if (e.where() == path && e.key_path() == n.path() + ".cdf")  // the file cannot be read
+      n.fail_key("cdf", "'" + name + "' is not a built-in CDF (" + traffic::Cdf::builtin_names() +
+                            ") and not a readable file: " + e.reason());
     throw;
   }
 }

@@ -88,6 +88,8 @@ std::optional<Cdf> Cdf::builtin(std::string_view name) {
   return std::nullopt;
 }
 
+const char* Cdf::builtin_names() { return "websearch, fb_hadoop"; }
+
 double Cdf::mean() const {
   if (m_points.empty()) throw std::logic_error("Cdf::mean on an empty CDF");
   // The atom at x_0, then each segment: uniform, so its midpoint times its mass.

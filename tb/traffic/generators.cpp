@@ -123,8 +123,9 @@ std::vector<Flow> poisson_flows(const PoissonSpec& s, const Hosts& hosts, core::
   const double expected = lambda * static_cast<double>(s.duration_ps) * 1e-12;
   if (expected > static_cast<double>(s.max_flows))
     bad(k, "load", std::to_string(s.load),
-        "about " + std::to_string(static_cast<uint64_t>(expected)) + " flows expected, above max_flows = " +
-            std::to_string(s.max_flows));
+        "about " + std::to_string(static_cast<uint64_t>(expected)) +
+            " flows expected, above the limit of " + std::to_string(s.max_flows) +
+            " flows per generator (lower load or duration, or larger sizes)");
   const double gap_mean_ps = 1e12 / lambda;
   const double window = static_cast<double>(s.duration_ps);
 
@@ -135,7 +136,7 @@ std::vector<Flow> poisson_flows(const PoissonSpec& s, const Hosts& hosts, core::
     t += rng.exponential(gap_mean_ps);
     if (!(t < window)) break;
     if (out.size() >= s.max_flows)
-      bad(k, "load", std::to_string(s.load), "more than max_flows = " + std::to_string(s.max_flows) + " flows");
+      bad(k, "load", std::to_string(s.load), "more than the limit of " + std::to_string(s.max_flows) + " flows per generator");
     const uint64_t v = rng.below(prefix.back());
     const size_t si = static_cast<size_t>(std::upper_bound(prefix.begin(), prefix.end(), v) - prefix.begin());
     const uint32_t src = srcs[si];

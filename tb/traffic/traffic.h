@@ -90,6 +90,8 @@ class Cdf {
   static const Cdf& fb_hadoop();
   // "websearch" or "fb_hadoop"; nullopt for any other name.
   static std::optional<Cdf> builtin(std::string_view name);
+  // The names builtin() knows, for messages: "websearch, fb_hadoop".
+  static const char* builtin_names();
 
   const std::vector<Point>& points() const { return m_points; }
   const std::string& name() const { return m_name; }

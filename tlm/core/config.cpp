@@ -6,6 +6,7 @@
 #include "core/config.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -141,11 +142,124 @@ bool parse_int(const std::string& text, int64_t min, int64_t max, int64_t& out, 
   return true;
 }
 
-// Shortest text that reads back as the same double.
+// Shortest text that reads back as the same double, in plain decimals as a
+// user writes them ("100000", "0.1"), not "1e+05"; exponents only for the
+// extremes, where plain decimals would be unreadable.
 std::string format_real(double v) {
   char buf[64];
-  const auto res = std::to_chars(buf, buf + sizeof buf, v);
+  const double mag = std::fabs(v);
+  const bool plain = v == 0 || (mag >= 1e-6 && mag < 1e15);
+  const auto res = plain ? std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed)
+                         : std::to_chars(buf, buf + sizeof buf, v);
   return std::string(buf, res.ptr);
+}
+
+// A line that reads as a block mapping key ("  topology:", "- kind: x"):
+// optional indentation and "- ", a plain name, then ':' at the end or
+// before a space.
+bool looks_like_key_line(std::string_view line) {
+  size_t i = 0;
+  while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+  if (line.compare(i, 2, "- ") == 0) i += 2;
+  while (i < line.size() && line[i] == ' ') ++i;
+  const size_t start = i;
+  while (i < line.size() && (std::isalnum(static_cast<unsigned char>(line[i])) || line[i] == '_' ||
+                             line[i] == '-' || line[i] == '.'))
+    ++i;
+  if (i == start || i >= line.size() || line[i] != ':') return false;
+  return i + 1 == line.size() || line[i + 1] == ' ' || line[i + 1] == '\r';
+}
+
+// yaml-cpp 0.7 ends a quoted scalar at the end of the stream without
+// complaint, and a quoted scalar may span lines, so one missing quote
+// silently turns the rest of the file into a string (`name: "incast`
+// followed by the topology ran the defaults). Refuse a quoted scalar that
+// is never closed, or that runs past its line over lines that read as
+// mapping keys. `pos` is the offset of the opening quote.
+std::string unclosed_quote(const std::string& text, size_t pos) {
+  if (pos >= text.size() || (text[pos] != '"' && text[pos] != '\'')) return {};
+  const char q = text[pos];
+  size_t i = pos + 1, close = std::string::npos;
+  while (i < text.size()) {
+    if (q == '"' && text[i] == '\\') {
+      i += 2;
+    } else if (q == '\'' && text[i] == '\'' && i + 1 < text.size() && text[i + 1] == '\'') {
+      i += 2;  // '' is a quote inside single quotes
+    } else if (text[i] == q) {
+      close = i;
+      break;
+    } else {
+      ++i;
+    }
+  }
+  const std::string what = std::string(q == '"' ? "double" : "single") + "-quoted string";
+  if (close == std::string::npos) return what + " is never closed (missing " + std::string(1, q) + "?)";
+  size_t line_start = text.find('\n', pos);
+  if (line_start == std::string::npos || line_start > close) return {};  // closed on its own line
+  size_t lines = 0;
+  while (line_start != std::string::npos && line_start < close) {
+    ++lines;
+    const size_t b = line_start + 1;
+    size_t e = text.find('\n', b);
+    if (e == std::string::npos) e = text.size();
+    const std::string_view line(text.data() + b, std::min(e, close) - b);
+    if (looks_like_key_line(line)) {
+      std::string shown(line.substr(line.find_first_not_of(" \t")));
+      if (shown.size() > 40) shown = shown.substr(0, 40) + "...";
+      return what + " runs past its line over '" + shown + "' (" + std::to_string(lines) +
+             " line(s) later): missing closing " + std::string(1, q) + "?";
+    }
+    line_start = e < close ? e : std::string::npos;
+  }
+  return {};
+}
+
+// The first quoted value in `text` that unclosed_quote() refuses, found
+// without a parser (for when the parser failed): a quote that starts a value
+// (at a line's start or after ':', '-', '[', '{', ','), outside comments.
+// Sets the 1-based line and column of the quote.
+std::string first_runaway_quote(const std::string& text, size_t& line, size_t& col) {
+  size_t ln = 1, line_start = 0;
+  char prev = '\n';  // last non-blank character on this line
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\n') {
+      ++ln;
+      line_start = i + 1;
+      prev = '\n';
+      continue;
+    }
+    if (c == ' ' || c == '\t') continue;
+    if (c == '#' && (i == line_start || text[i - 1] == ' ' || text[i - 1] == '\t')) {
+      while (i + 1 < text.size() && text[i + 1] != '\n') ++i;  // comment
+      continue;
+    }
+    if ((c == '"' || c == '\'') && std::strchr("\n:-[{,", prev)) {
+      const std::string why = unclosed_quote(text, i);
+      if (!why.empty()) {
+        line = ln;
+        col = i - line_start + 1;
+        return why;
+      }
+      // Skip to its closing quote (on this line, or a legitimate multi-line string).
+      size_t j = i + 1;
+      while (j < text.size() && text[j] != c) {
+        if (c == '"' && text[j] == '\\') ++j;
+        else if (c == '\'' && text[j] == '\'' && j + 1 < text.size() && text[j + 1] == '\'') ++j;
+        ++j;
+      }
+      for (size_t k = i; k < j && k < text.size(); ++k)
+        if (text[k] == '\n') {
+          ++ln;
+          line_start = k + 1;
+        }
+      i = j;
+      prev = c;
+      continue;
+    }
+    prev = c;
+  }
+  return {};
 }
 
 // A --set path segment: a mapping key or a sequence index.
@@ -309,6 +423,13 @@ std::unique_ptr<Config> Config::load_string(const std::string& text, const std::
     }
     docs = YAML::LoadAll(text);
   } catch (const YAML::Exception& e) {
+    // A missing quote closed by a later one ends in a syntax error far from
+    // the cause: point at the quote instead.
+    size_t line = 0, col = 0;
+    const std::string why = first_runaway_quote(text, line, col);
+    if (!why.empty())
+      throw ConfigError(name + ":" + std::to_string(line) + ":" + std::to_string(col), "",
+                        why + " (YAML syntax error at " + cfg->mark_where(e.mark) + ": " + e.msg + ")");
     throw ConfigError(cfg->mark_where(e.mark), "", "YAML syntax error: " + e.msg);
   }
   if (docs.size() > 1)  // a second document would otherwise be silently ignored
@@ -318,7 +439,9 @@ std::unique_ptr<Config> Config::load_string(const std::string& text, const std::
   if (!root.IsMap())
     throw ConfigError(cfg->mark_where(root.Mark()), "", "the top level must be a mapping, got " + describe(root));
   size_t count = 0;
+  cfg->m_text = &text;  // for the quote check; only while loading
   cfg->record(root, "", "", 0, count);
+  cfg->m_text = nullptr;
   cfg->m_root.reset(root);
   return cfg;
 }
@@ -341,6 +464,10 @@ void Config::record(const YAML::Node& node, const std::string& path, const std::
   if (++count > kMaxNodes || depth > kMaxDepth)
     throw ConfigError(here, path, "document is nested too deeply or too large (recursive alias?)");
   m_where[path] = here;
+  if (m_text && node.IsScalar() && !node.Mark().is_null()) {
+    const std::string why = unclosed_quote(*m_text, static_cast<size_t>(node.Mark().pos));
+    if (!why.empty()) throw ConfigError(here, path, why);
+  }
 
   if (node.IsSequence()) {
     for (size_t i = 0; i < node.size(); ++i) record(node[i], index_path(path, i), set_origin, depth + 1, count);
@@ -505,7 +632,7 @@ std::vector<std::string> CfgNode::keys() const {
 
 CfgNode CfgNode::child(const std::string& key) const {
   const std::optional<YAML::Node> v = find(key);
-  if (!v) fail_key(key, "missing required key");
+  if (!v) missing(key);
   m_cfg->mark_used(m_path, key);
   return CfgNode(m_cfg, *v, key_path(key));
 }
@@ -514,14 +641,15 @@ uint64_t CfgNode::quantity(const std::string& key, const uint64_t* def, uint64_t
                            const char* expected, ParseFn parse, FormatFn format) const {
   const std::optional<std::string> text = scalar(key, expected);
   if (!text) {
-    if (!def) fail_key(key, "missing required key");
+    if (!def) missing(key);
     return *def;
   }
   uint64_t v = 0;
   std::string err;
   if (!parse(*text, v, err)) fail_key(key, err);
-  if (v < min) fail_key(key, "must be at least " + format(min) + " (got " + format(v) + ")");
-  if (v > max) fail_key(key, "must be at most " + format(max) + " (got " + format(v) + ")");
+  // The bound in canonical units (every unit it names is accepted), the value as written.
+  if (v < min) fail_key(key, "must be at least " + format(min) + " (got " + *text + ")");
+  if (v > max) fail_key(key, "must be at most " + format(max) + " (got " + *text + ")");
   return v;
 }
 
@@ -546,7 +674,7 @@ uint64_t CfgNode::time(const std::string& key, uint64_t def, uint64_t min, uint6
 
 int64_t CfgNode::integer(const std::string& key) const {
   const std::optional<std::string> text = scalar(key, "an integer");
-  if (!text) fail_key(key, "missing required key");
+  if (!text) missing(key);
   int64_t v = 0;
   std::string err;
   if (!parse_int(*text, INT64_MIN, INT64_MAX, v, err)) fail_key(key, err);
@@ -571,8 +699,8 @@ double CfgNode::real(const std::string& key, double def, double min, double max)
   // from_chars also reads "inf"/"nan"; a configuration has no use for them.
   if (text->empty() || res.ec != std::errc() || res.ptr != end || !std::isfinite(v))
     fail_key(key, "expected a number, got " + quoted(*text));
-  if (v < min) fail_key(key, "must be at least " + format_real(min) + " (got " + format_real(v) + ")");
-  if (v > max) fail_key(key, "must be at most " + format_real(max) + " (got " + format_real(v) + ")");
+  if (v < min) fail_key(key, "must be at least " + format_real(min) + " (got " + *text + ")");
+  if (v > max) fail_key(key, "must be at most " + format_real(max) + " (got " + *text + ")");
   return v;
 }
 
@@ -586,7 +714,7 @@ bool CfgNode::boolean(const std::string& key, bool def) const {
 
 std::string CfgNode::str(const std::string& key) const {
   std::optional<std::string> text = scalar(key, "a string");
-  if (!text) fail_key(key, "missing required key");
+  if (!text) missing(key);
   return *text;
 }
 
@@ -617,6 +745,30 @@ int64_t CfgNode::as_integer(int64_t min, int64_t max) const {
   std::string err;
   if (!parse_int(m_node.Scalar(), min, max, v, err)) fail(err);
   return v;
+}
+
+void CfgNode::missing(const std::string& key) const {
+  // A required key is more often misspelt than forgotten ("sz: 4KiB" for
+  // "size"): name the unread key of this mapping that looks like it, where
+  // it is. Only keys no reader has asked for count, and only close ones
+  // with the same first letter, so that a valid key read later ("dst" when
+  // "src" is missing) is not taken for a misspelling.
+  if (m_node.IsMap()) {
+    const std::vector<std::string>& known = m_cfg->known_keys(m_path);
+    for (auto it = m_node.begin(); it != m_node.end(); ++it) {
+      const std::string& name = it->first.Scalar();
+      if (name.empty() || m_cfg->was_used(m_path, name)) continue;
+      if (std::find(known.begin(), known.end(), name) != known.end()) continue;
+      const size_t d = edit_distance(name, key);
+      const bool same_start = std::tolower(static_cast<unsigned char>(name[0])) ==
+                              std::tolower(static_cast<unsigned char>(key[0]));
+      if (d == 0 || d > 2 || (!same_start && d > 1)) continue;
+      const std::string path = key_path(name);
+      throw ConfigError(m_cfg->key_where(path), path,
+                        "unknown key (did you mean '" + key + "'? '" + key + "' is required)");
+    }
+  }
+  fail_key(key, "missing required key");
 }
 
 void CfgNode::fail(const std::string& why) const { throw ConfigError(where(), m_path, why); }

@@ -12,8 +12,11 @@
 // YAML alias shared by several keys is not changed through the others).
 // Apply every --set before reading: views taken earlier see the old tree.
 //
-// Loading rejects duplicate keys, non-scalar (or null) mapping keys and a
-// top level that is not a mapping; an empty document is an empty mapping.
+// Loading rejects duplicate keys, non-scalar (or null) mapping keys, a
+// top level that is not a mapping, and a quoted string that is never closed
+// or that runs past its line over lines that read as mapping keys (a missing
+// quote; yaml-cpp would take the rest of the file as the string). An empty
+// document is an empty mapping.
 // A key with an empty value ("rate:" or "rate: ~") is present: scalar getters
 // report it as a type error, map()/seq() read it as empty.
 #pragma once
@@ -96,6 +99,10 @@ class CfgNode {
   // Error at this node or at one of its keys.
   [[noreturn]] void fail(const std::string& why) const;
   [[noreturn]] void fail_key(const std::string& key, const std::string& why) const;
+  // A required key is absent: reports an unread key of this mapping that looks
+  // like a misspelling of it ("unknown key (did you mean 'size'? ...)") at that
+  // key, else "missing required key".
+  [[noreturn]] void missing(const std::string& key) const;
 
   // Throw ConfigError for the first key of this mapping that no accessor has read.
   void finish() const;
@@ -156,6 +163,7 @@ class Config {
   std::string mark_where(const YAML::Mark& mark) const;
 
   std::string m_file;
+  const std::string* m_text = nullptr;  // the document's text while load_string() records it
   YAML::Node m_root;
   std::map<std::string, std::string> m_where;      // path -> origin of the value
   std::map<std::string, std::string> m_key_where;  // path -> origin of its key token

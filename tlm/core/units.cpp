@@ -41,19 +41,24 @@ constexpr Alias kRateAliases[] = {{"b/s", "bps"}, {"Kb/s", "Kbps"}, {"Mb/s", "Mb
                                   {"M", "Mbps"},    {"G", "Gbps"},    {"T", "Tbps"},
                                   {"Gb", "Gbps"},   {"Mb", "Mbps"},   {"Kb", "Kbps"}};
 
-constexpr Unit kSizeUnits[] = {{"B", 1},          {"KB", kK},         {"MB", kM},        {"GB", kG},
-                               {"KiB", 1ull << 10}, {"MiB", 1ull << 20}, {"GiB", 1ull << 30}};
+// TB and TiB: range messages name them (a flow's size is at most 1TiB).
+constexpr Unit kSizeUnits[] = {{"B", 1},          {"KB", kK},         {"MB", kM},         {"GB", kG},
+                               {"TB", kT},         {"KiB", 1ull << 10}, {"MiB", 1ull << 20}, {"GiB", 1ull << 30},
+                               {"TiB", 1ull << 40}};
 // Binary units first: buffer sizes are usually powers of two.
-constexpr Unit kSizeFormat[] = {{"GiB", 1ull << 30}, {"MiB", 1ull << 20}, {"KiB", 1ull << 10},
-                                {"GB", kG},          {"MB", kM},          {"KB", kK},
-                                {"B", 1}};
-constexpr Alias kSizeAliases[] = {{"bytes", "B"}, {"byte", "B"}, {"K", "KiB"}, {"M", "MiB"}, {"G", "GiB"}};
+constexpr Unit kSizeFormat[] = {{"TiB", 1ull << 40}, {"GiB", 1ull << 30}, {"MiB", 1ull << 20},
+                                {"KiB", 1ull << 10}, {"TB", kT},          {"GB", kG},
+                                {"MB", kM},          {"KB", kK},          {"B", 1}};
+constexpr Alias kSizeAliases[] = {{"bytes", "B"}, {"byte", "B"}, {"K", "KiB"}, {"M", "MiB"}, {"G", "GiB"},
+                                  {"T", "TiB"}};
 
-constexpr Unit kTimeUnits[] = {{"ps", 1}, {"ns", kK}, {"us", kM}, {"ms", kG}, {"s", kT}};
-constexpr Unit kTimeFormat[] = {{"s", kT}, {"ms", kG}, {"us", kM}, {"ns", kK}, {"ps", 1}};
+// h: the longest limits are an hour ("at most 1h").
+constexpr Unit kTimeUnits[] = {{"ps", 1}, {"ns", kK}, {"us", kM}, {"ms", kG}, {"s", kT}, {"h", 3600 * kT}};
+constexpr Unit kTimeFormat[] = {{"h", 3600 * kT}, {"s", kT}, {"ms", kG}, {"us", kM}, {"ns", kK}, {"ps", 1}};
 constexpr Alias kTimeAliases[] = {{"\xc2\xb5s", "us"}, {"\xce\xbcs", "us"},  // micro sign, Greek mu
                                   {"sec", "s"},        {"secs", "s"},        {"usec", "us"},
-                                  {"nsec", "ns"},      {"msec", "ms"},       {"psec", "ps"}};
+                                  {"nsec", "ns"},      {"msec", "ms"},       {"psec", "ps"},
+                                  {"hr", "h"},         {"hour", "h"},        {"hours", "h"}};
 
 #define ROCESIM_N(a) (sizeof(a) / sizeof((a)[0]))
 const Kind kRate{"rate", "100Gbps", "bits/s",

@@ -20,10 +20,10 @@ namespace rocesim::core {
 // Decimal mantissas are accepted ("2.5Gbps") if the result is a whole number of bits/s.
 // On failure returns false and sets err to a one-line explanation naming the accepted units.
 bool parse_rate(std::string_view text, uint64_t& bps, std::string& err);
-// "16MiB" -> 16777216. Units: B, KB, MB, GB (powers of 1000), KiB, MiB, GiB (powers of 1024).
+// "16MiB" -> 16777216. Units: B, KB, MB, GB, TB (powers of 1000), KiB, MiB, GiB, TiB (powers of 1024).
 // The result must be a whole number of bytes.
 bool parse_size(std::string_view text, uint64_t& bytes, std::string& err);
-// "2us" -> 2000000 (ps). Units: ps, ns, us, ms, s. The result must be a whole number of ps.
+// "2us" -> 2000000 (ps). Units: ps, ns, us, ms, s, h. The result must be a whole number of ps.
 bool parse_time(std::string_view text, uint64_t& ps, std::string& err);
 
 // Canonical text that parses back to the same value, using the largest unit that

@@ -103,6 +103,9 @@ TEST(Units, SizeValid) {
                                    {"0.5KB", 500},
                                    {"2GiB", 2147483648ull},
                                    {"3GB", 3000000000ull},
+                                   {"2TB", 2000000000000ull},               // 2 x 10^12
+                                   {"1TiB", 1099511627776ull},              // 2^40
+                                   {"16777215TiB", 18446742974197923840ull},  // (2^24 - 1) x 2^40
                                    {"9000B", 9000},
                                    {"0.25MiB", 262144},
                                    {"0", 0},
@@ -118,12 +121,13 @@ TEST(Units, SizeInvalid) {
                      {"1kb", "(did you mean 'KB'?)"},
                      {"1mib", "(did you mean 'MiB'?)"},
                      {"4K", "(did you mean 'KiB'?)"},
-                     {"1TB", "unknown unit 'TB'"},
+                     {"1PB", "unknown unit 'PB'"},
+                     {"1tib", "(did you mean 'TiB'?)"},
                      {"64", "missing unit"},
                      {"big", "expected a size such as 16MiB, got 'big'"},
                      {"17179869184GiB", "is too large"},
                  },
-                 "B, KB, MB, GB, KiB, MiB, GiB");
+                 "B, KB, MB, GB, TB, KiB, MiB, GiB, TiB");
 }
 
 TEST(Units, TimeValid) {
@@ -137,6 +141,8 @@ TEST(Units, TimeValid) {
                                    {"0.001ns", 1},
                                    {"1.5ns", 1500},
                                    {"18446744s", 18446744000000000000ull},
+                                   {"1h", 3600000000000000ull},   // 3600 s x 10^12 ps
+                                   {"0.5h", 1800000000000000ull},
                                    {"0", 0},
                                    {"0.0", 0},
                                });
@@ -149,13 +155,15 @@ TEST(Units, TimeInvalid) {
                      {"0.0001ns", "not a whole number of picoseconds"},
                      {"10\xc2\xb5s", "(did you mean 'us'?)"},
                      {"3sec", "(did you mean 's'?)"},
+                     {"2hours", "(did you mean 'h'?)"},
+                     {"5124.1h", "is too large"},  // 5124.1 x 3.6e15 > 2^64 - 1
                      {"2US", "(did you mean 'us'?)"},
                      {"18446745s", "is too large"},
                      {"-5ns", "negative time"},
                      {"10", "missing unit in '10'"},
                      {"soon", "expected a time such as 2us, got 'soon'"},
                  },
-                 "ps, ns, us, ms, s");
+                 "ps, ns, us, ms, s, h");
 }
 
 TEST(Units, FormatCanonical) {
