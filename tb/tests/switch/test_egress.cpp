@@ -32,11 +32,14 @@ uint32_t frame_bytes(uint32_t payload) { return 74 + payload + 8; }
 uint64_t wire_ps_100g(uint32_t frame) { return (frame + 20ull) * 80; }
 
 // First-bit arrival times (exact ps) of the frames of one length at a MAC.
+// Optionally also written to a capture.
 struct Arrivals : link::FrameTap {
   uint32_t frame = 0;
   std::vector<uint64_t> t;
   uint64_t others = 0;
+  link::PcapWriter* pcap = nullptr;
   void write(uint64_t ts_ps, const packet::Packet& p) override {
+    if (pcap) pcap->write(ts_ps, p);
     if (p.frame_len() == frame) {
       t.push_back(ts_ps);
     } else {
@@ -69,6 +72,39 @@ std::string two_to_one(uint32_t payload, const std::string& clock, const std::st
          "  - {src: h1, dst: h2, size: " + std::to_string(payload) + "B, messages: " + std::to_string(messages) + "}\n";
 }
 
+// pcap record timestamps, read with our own parser (not the writer's code).
+std::vector<uint64_t> pcap_times_ns(const std::string& path, uint32_t caplen_of_interest) {
+  std::ifstream f(path, std::ios::binary);
+  std::vector<uint64_t> t;
+  uint32_t hdr[6];
+  if (!f.read(reinterpret_cast<char*>(hdr), sizeof hdr)) return t;
+  EXPECT_EQ(hdr[0], 0xa1b23c4du) << "nanosecond pcap magic";
+  uint32_t rec[4];
+  std::vector<char> data;
+  while (f.read(reinterpret_cast<char*>(rec), sizeof rec)) {
+    data.resize(rec[2]);
+    if (!f.read(data.data(), rec[2])) break;
+    if (rec[3] == caplen_of_interest) t.push_back(static_cast<uint64_t>(rec[0]) * 1000000000ull + rec[1]);
+  }
+  return t;
+}
+
+// Capture timestamps are the exact first-bit times truncated to the ns, so
+// with exact gaps of W ps each recorded gap is floor(W/1000) or
+// ceil(W/1000) ns, and n gaps span n * W within 1 ns.
+void expect_capture_gaps(const std::vector<uint64_t>& t, uint64_t W, uint32_t n) {
+  ASSERT_GE(t.size(), n + 1u);
+  const uint64_t lo = W / 1000, hi = (W + 999) / 1000;
+  uint32_t wrong = 0;
+  for (uint32_t k = 1; k <= n; ++k) {
+    const uint64_t g = t[k] - t[k - 1];
+    if ((g < lo || g > hi) && wrong++ < 5) ADD_FAILURE() << "capture gap " << k << " is " << g << " ns";
+  }
+  EXPECT_EQ(wrong, 0u);
+  const int64_t span_ps = static_cast<int64_t>((t[n] - t[0]) * 1000);
+  EXPECT_LE(std::llabs(span_ps - static_cast<int64_t>(n * W)), 1000) << n << " gaps of " << W << " ps";
+}
+
 struct B2bCase {
   uint32_t payload;
   uint64_t clock_ps;
@@ -91,8 +127,13 @@ TEST_P(BackToBack, EveryGapIsTheWireTimeAndTheEgressIsNeverIdle) {
   auto cfg = core::Config::load_string(yaml, "b2b.yaml");
   const sim::Scenario scen = sim::read_scenario(*cfg);
   sim::Fabric fabric("fabric", scen);
+  const std::string cap = ::testing::TempDir() + "rocesim_b2b_" + std::to_string(c.payload) + "_" +
+                          std::to_string(c.clock_ps) + ".pcap";
+  link::PcapWriter pcap(cap);
+  ASSERT_TRUE(pcap.open());
   Arrivals rx;
   rx.frame = F;
+  rx.pcap = &pcap;
   fabric.hosts().at(2)->mac.set_pcap(&rx, nullptr);
   const link::Mac& egress = *fabric.switches().at(0)->ports.at(2);
 
@@ -115,6 +156,10 @@ TEST_P(BackToBack, EveryGapIsTheWireTimeAndTheEgressIsNeverIdle) {
     if (gap != W && wrong++ < 5) ADD_FAILURE() << "gap " << k << " is " << gap << " ps, wire time " << W << " ps";
   }
   EXPECT_EQ(wrong, 0u) << "of " << kGaps << " gaps";
+  // The same frames in a capture (frames without FCS), read back by our own parser.
+  ASSERT_TRUE(pcap.close());
+  expect_capture_gaps(pcap_times_ns(cap, F - 4), W, kGaps);
+  std::remove(cap.c_str());
 }
 
 INSTANTIATE_TEST_SUITE_P(PayloadsAndClocks, BackToBack,
@@ -160,23 +205,6 @@ TEST(BackToBack, ReadBandwidthBelowLineRateSpacesFramesByTheirReadTime) {
   EXPECT_NEAR(busy, static_cast<double>(W) / static_cast<double>(read_ps), 1e-3) << "the port idles W/read of the time";
 }
 
-// pcap record timestamps, read with our own parser (not the writer's code).
-std::vector<uint64_t> pcap_times_ns(const std::string& path, uint32_t caplen_of_interest) {
-  std::ifstream f(path, std::ios::binary);
-  std::vector<uint64_t> t;
-  uint32_t hdr[6];
-  if (!f.read(reinterpret_cast<char*>(hdr), sizeof hdr)) return t;
-  EXPECT_EQ(hdr[0], 0xa1b23c4du) << "nanosecond pcap magic";
-  uint32_t rec[4];
-  std::vector<char> data;
-  while (f.read(reinterpret_cast<char*>(rec), sizeof rec)) {
-    data.resize(rec[2]);
-    if (!f.read(data.data(), rec[2])) break;
-    if (rec[3] == caplen_of_interest) t.push_back(static_cast<uint64_t>(rec[0]) * 1000000000ull + rec[1]);
-  }
-  return t;
-}
-
 TEST(BackToBack, TheCaptureShowsTheWireTimeToTheNanosecond) {
   const char* bin = std::getenv("ROCESIM_BIN");
   ASSERT_NE(bin, nullptr) << "ROCESIM_BIN is set by ctest";
@@ -195,18 +223,7 @@ TEST(BackToBack, TheCaptureShowsTheWireTimeToTheNanosecond) {
   // Captures hold the frame without its FCS.
   const std::vector<uint64_t> t = pcap_times_ns(dir + "/out/pcap/h2-p0-rx.pcap", F - 4);
   ASSERT_GE(t.size(), kGaps + 1u);
-  // Timestamps are the exact first-bit times truncated to the ns, so with
-  // exact gaps of W ps each recorded gap is floor(W/1000) or ceil(W/1000) ns,
-  // and over n gaps the total is within 1 ns of n * W.
-  const uint64_t lo = W / 1000, hi = (W + 999) / 1000;
-  uint32_t wrong = 0;
-  for (uint32_t k = 1; k <= kGaps; ++k) {
-    const uint64_t g = t[k] - t[k - 1];
-    if ((g < lo || g > hi) && wrong++ < 5) ADD_FAILURE() << "gap " << k << " is " << g << " ns";
-  }
-  EXPECT_EQ(wrong, 0u);
-  const int64_t span_ps = static_cast<int64_t>((t[kGaps] - t[0]) * 1000);
-  EXPECT_LE(std::llabs(span_ps - static_cast<int64_t>(kGaps * W)), 1000) << "10 000 gaps of " << W << " ps";
+  expect_capture_gaps(t, W, kGaps);
   std::system(("rm -rf " + dir).c_str());
 }
 
