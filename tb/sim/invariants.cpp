@@ -16,8 +16,8 @@ constexpr uint64_t kNeg32 = uint64_t{1} << 31;  // likewise for the 32-bit count
 
 std::string u(uint64_t v) { return std::to_string(v); }
 
-std::string queue_name(const std::string& node, uint32_t port, uint32_t q) {
-  return node + " port " + u(port) + " queue " + u(q);
+std::string queue_name(const char* node, uint32_t port, uint32_t q) {
+  return std::string(node) + " port " + u(port) + " queue " + u(q);
 }
 
 }  // namespace
@@ -79,7 +79,7 @@ bool InvariantChecker::check_ledger() {
 bool InvariantChecker::check_switches(bool walk_free_list) {
   for (const auto& sp : m_f.switches()) {
     const sw::Switch& s = *sp;
-    const std::string node = s.basename();
+    const char* node = s.basename();
     const mmu::Mmu& m = s.mmu();
     const buffer::PacketBuffer& b = s.buffer;
     const uint32_t total = b.config().total_cells;
@@ -129,7 +129,7 @@ bool InvariantChecker::check_switches(bool walk_free_list) {
         queue_packets += qs.depth_packets;
         const mmu::PgState pg = m.pg_state(static_cast<uint16_t>(p), static_cast<uint8_t>(q));
         if (pg.reserved >= kNeg32 || pg.shared >= kNeg32 || pg.headroom >= kNeg32)
-          return fail("counter-underflow", node + " port " + u(p) + " PG " + u(q),
+          return fail("counter-underflow", std::string(node) + " port " + u(p) + " PG " + u(q),
                       "MMU PG reserved " + u(pg.reserved) + ", shared " + u(pg.shared) + ", headroom " +
                           u(pg.headroom));
         pg_cells += pg.total();
@@ -171,8 +171,9 @@ bool InvariantChecker::check_flows() {
   const auto& hosts = m_f.hosts();
   const bool rc = m_f.scenario().hosts.rc;
   for (const host::FlowRecord& f : m_f.flows()) {
-    const std::string node = "h" + u(f.dst);
-    const std::string flow = "flow " + u(f.id) + " (h" + u(f.src) + " -> h" + u(f.dst) + ")";
+    // Names for a message, built only when one is needed.
+    auto node = [&] { return "h" + u(f.dst); };
+    auto flow = [&] { return "flow " + u(f.id) + " (h" + u(f.src) + " -> h" + u(f.dst) + ")"; };
     for (const auto& [name, v] : {std::pair<const char*, uint64_t>{"bytes_sent", f.bytes_sent},
                                   {"packets_sent", f.packets_sent},
                                   {"wire_bytes_sent", f.wire_bytes_sent},
@@ -185,11 +186,11 @@ bool InvariantChecker::check_flows() {
                                   {"naks_received", f.naks_received},
                                   {"cnps_received", f.cnps_received},
                                   {"cnps_sent", f.cnps_sent}}) {
-      if (v >= kNeg64) return fail("counter-underflow", node, flow + " " + name + " = " + u(v));
+      if (v >= kNeg64) return fail("counter-underflow", node(), flow() + " " + name + " = " + u(v));
     }
     if (f.bytes_received > f.total_bytes())
-      return fail("flow-bytes", node,
-                  flow + " received " + u(f.bytes_received) + " bytes of " + u(f.total_bytes()));
+      return fail("flow-bytes", node(),
+                  flow() + " received " + u(f.bytes_received) + " bytes of " + u(f.total_bytes()));
     if (!rc) continue;
     uint64_t next = 0, high_sent = 0, acked = 0;
     if (!hosts[f.dst]->rc_received(f, next) || !hosts[f.src]->rc_sent(f, high_sent, acked)) continue;
@@ -200,20 +201,20 @@ bool InvariantChecker::check_flows() {
     const uint64_t ppm = (f.message_bytes + mtu - 1) / mtu;
     const uint64_t prefix = ppm ? next / ppm * f.message_bytes + next % ppm * mtu : 0;
     if (next < m_last_next[f.id])
-      return fail("rc-psn-order", node,
-                  flow + " QP " + u(f.dst_qp) + ": next expected packet " + u(next) + " went back from " +
+      return fail("rc-psn-order", node(),
+                  flow() + " QP " + u(f.dst_qp) + ": next expected packet " + u(next) + " went back from " +
                       u(m_last_next[f.id]));
     if (f.bytes_received != prefix)
-      return fail("rc-psn-order", node,
-                  flow + " QP " + u(f.dst_qp) + ": bytes received " + u(f.bytes_received) +
+      return fail("rc-psn-order", node(),
+                  flow() + " QP " + u(f.dst_qp) + ": bytes received " + u(f.bytes_received) +
                       " != the first " + u(next) + " packets' " + u(prefix) + " bytes");
     if (next > high_sent)
-      return fail("rc-psn-order", node,
-                  flow + " QP " + u(f.dst_qp) + ": accepted " + u(next) + " packets, the sender sent " +
+      return fail("rc-psn-order", node(),
+                  flow() + " QP " + u(f.dst_qp) + ": accepted " + u(next) + " packets, the sender sent " +
                       u(high_sent));
     if (acked > next)
-      return fail("rc-psn-order", node,
-                  flow + " QP " + u(f.dst_qp) + ": the sender saw " + u(acked) + " packets acknowledged, " +
+      return fail("rc-psn-order", node(),
+                  flow() + " QP " + u(f.dst_qp) + ": the sender saw " + u(acked) + " packets acknowledged, " +
                       "the receiver accepted " + u(next));
     m_last_next[f.id] = next;
   }
