@@ -35,6 +35,7 @@ const char* kMainHelp =
     "\n"
     "usage: rocesim run CONFIG.yaml --out DIR [--force] [--seed N] [--set key.path=value ...] [--pcap NODE:PORT ...]\n"
     "       rocesim validate CONFIG.yaml [--set key.path=value ...]\n"
+    "       rocesim keys [SECTION]   (the key reference of docs/config.md, from the key tables)\n"
     "       rocesim --help | --version\n"
     "\n"
     "Run 'rocesim run --help' or 'rocesim validate --help' for details.\n"
@@ -141,6 +142,17 @@ int parse_args(int argc, char** argv, Args& a) {
   if (a.cmd == "--version") {
     std::cout << "rocesim " ROCESIM_VERSION "\n";
     return kOk;
+  }
+  if (a.cmd == "keys") {
+    // The key reference of docs/config.md, generated from the key tables that
+    // read and emit each section (tb/sim/config_util.h); one section or all.
+    bool any = false;
+    for (const std::string& sec : sim::key_reference_sections()) {
+      if (argc > 2 && sec != argv[2]) continue;
+      std::cout << "<!-- keys:" << sec << " -->\n" << sim::key_reference(sec) << "<!-- /keys -->\n";
+      any = true;
+    }
+    return any ? kOk : usage_error(std::string("no key table '") + argv[2] + "'", kMainHelp);
   }
   if (a.cmd != "run" && a.cmd != "validate") return usage_error("unknown command '" + a.cmd + "'", kMainHelp);
   const char* help = a.cmd == "run" ? kRunHelp : kValidateHelp;

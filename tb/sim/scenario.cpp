@@ -38,15 +38,253 @@ namespace {
 constexpr uint64_t kGbps = 1000000000ull;
 constexpr uint64_t kMaxRate = 1600 * kGbps;
 
-uint64_t metres_to_mm(const CfgNode& n, const std::string& key, uint64_t def_mm) {
-  const double m = n.real(key, static_cast<double>(def_mm) / 1000.0, 0.0, 100000.0);
-  return static_cast<uint64_t>(std::llround(m * 1000.0));
+// ---------------------------------------------------------------------------
+// Key tables of the sections read here (config_util.h: one table drives the
+// reader, the resolved config and docs/config.md's key reference).
+
+constexpr uint64_t kHourPs = 3600ull * 1000000000000ull;
+
+const KeyTable<SimSection>& sim_keys() {
+  using S = SimSection;
+  static const KeyTable<S> t{
+      keys::time<S>("duration", ROCESIM_MEMBER(duration_ps), 1, kHourPs, "simulated time limit"),
+      keys::boolean<S>("stop_when_done", ROCESIM_MEMBER(stop_when_done),
+                       "stop as soon as every flow has completed (the run's `sim_time_ns` is then the last completion)"),
+      keys::time<S>("deadlock_after", ROCESIM_MEMBER(deadlock_after_ps), 1, UINT64_MAX,
+                    "a run that ends with frames in flight and no data delivered for this long is reported as "
+                    "deadlocked (`pfc.deadlock` in summary.json)"),
+      keys::size<S>("max_memory", ROCESIM_MEMBER(max_memory_bytes), 0, UINT64_MAX,
+                    "budget for the estimated peak resident memory, checked before the model is built (`0`: no limit); "
+                    "see [Limits](#limits-and-budgets)"),
+      keys::size<S>("max_output", ROCESIM_MEMBER(max_output_bytes), 0, UINT64_MAX,
+                    "budget for the estimated bytes written into `--out`, checked before the model is built (`0`: no "
+                    "limit)"),
+  };
+  return t;
 }
 
-std::string mm_text(uint64_t mm) {
-  std::ostringstream o;
-  o << static_cast<double>(mm) / 1000.0;
-  return o.str();
+const KeyTable<topology::SingleParams>& single_switch_keys() {
+  using S = topology::SingleParams;
+  static const KeyTable<S> t{
+      keys::integer<S>("hosts", ROCESIM_MEMBER(hosts), 1, topology::kMaxHosts, "hosts, `h<i>` on port i"),
+      keys::rate<S>("host_rate", ROCESIM_MEMBER(host_rate), 1000000, kMaxRate, "host link speed"),
+      keys::metres<S>("cable_m", ROCESIM_MEMBER(cable_mm), "cable length of every link, metres"),
+  };
+  return t;
+}
+
+const KeyTable<topology::LeafSpineParams>& leaf_spine_keys() {
+  using S = topology::LeafSpineParams;
+  static const KeyTable<S> t{
+      keys::integer<S>("leaves", ROCESIM_MEMBER(leaves), 1, topology::kMaxLeaves, "leaf switches `leaf<i>`"),
+      keys::integer<S>("spines", ROCESIM_MEMBER(spines), 1, 4096, "spine switches `spine<i>`"),
+      keys::integer<S>("hosts_per_leaf", ROCESIM_MEMBER(hosts_per_leaf), 1, topology::kMaxHosts,
+                       "hosts under each leaf (leaves x hosts_per_leaf hosts in all)"),
+      keys::rate<S>("host_rate", ROCESIM_MEMBER(host_rate), 1000000, kMaxRate, "host link speed"),
+      keys::rate<S>("fabric_rate", ROCESIM_MEMBER(fabric_rate), 1000000, kMaxRate, "leaf-spine link speed"),
+      keys::integer<S>("links_per_leaf_spine", ROCESIM_MEMBER(links_per_leaf_spine), 1, 64,
+                       "parallel cables per leaf-spine pair (each an ECMP member)"),
+      keys::metres<S>("host_cable_m", ROCESIM_MEMBER(host_cable_mm), "host cable length, metres"),
+      keys::metres<S>("fabric_cable_m", ROCESIM_MEMBER(fabric_cable_mm), "leaf-spine cable length, metres"),
+  };
+  return t;
+}
+
+const KeyTable<topology::FatTreeParams>& fat_tree_keys() {
+  using S = topology::FatTreeParams;
+  static const KeyTable<S> t{
+      {"k", "integer, even, 2 .. 62",
+       "k-ary fat-tree (Al-Fares 2008): k pods of k/2 ToR + k/2 aggregation switches, (k/2)^2 cores, k^3/4 hosts",
+       [](const CfgNode& n, const std::string& k, S& s) {
+         s.k = static_cast<uint32_t>(n.integer(k, s.k, 2, 62));
+         if (s.k % 2) n.fail_key(k, "must be even");
+       },
+       [](const S& s) { return std::to_string(s.k); }},
+      keys::rate<S>("rate", ROCESIM_MEMBER(rate), 1000000, kMaxRate, "every link's speed"),
+      keys::metres<S>("cable_m", ROCESIM_MEMBER(cable_mm), "cable length of every link, metres"),
+  };
+  return t;
+}
+
+const KeyTable<topology::RingParams>& ring_keys() {
+  using S = topology::RingParams;
+  static const KeyTable<S> t{
+      keys::integer<S>("switches", ROCESIM_MEMBER(switches), 3, 4096,
+                       "a ring of switches `ring<i>` (port H clockwise, H+1 counter-clockwise)"),
+      keys::integer<S>("hosts_per_switch", ROCESIM_MEMBER(hosts_per_switch), 1, 1024, "hosts on each switch"),
+      keys::rate<S>("rate", ROCESIM_MEMBER(rate), 1000000, kMaxRate, "every link's speed"),
+      keys::metres<S>("cable_m", ROCESIM_MEMBER(cable_mm), "cable length of every link, metres"),
+      keys::boolean<S>("clockwise", ROCESIM_MEMBER(clockwise),
+                       "route everything clockwise (a cyclic buffer dependency: the PFC deadlock case); `false`: "
+                       "shortest paths"),
+  };
+  return t;
+}
+
+const KeyTable<LinksSection>& links_keys() {
+  using S = LinksSection;
+  static const KeyTable<S> t{
+      keys::rate<S>("rate", ROCESIM_MEMBER(link.rate_bps), 1000000ull, kMaxRate,
+                    "line rate of the `direct` link (switch topologies set their own rates)"),
+      keys::metres<S>("cable_m", ROCESIM_MEMBER(link.length_mm),
+                      "cable length of the `direct` link in metres (kept in mm)"),
+      keys::time<S>("delay_per_m", ROCESIM_MEMBER(link.delay_per_m_ps), 0, 1000000,
+                    "propagation delay per metre, on every cable"),
+      keys::real<S>("loss", ROCESIM_MEMBER(link.loss), 0.0, 1.0,
+                    "probability that a frame is lost on a cable (every cable, each direction); lost frames are "
+                    "counted under `link_loss`"),
+      keys::boolean<S>("check_fcs", ROCESIM_MEMBER(check_fcs),
+                       "receiving MACs (hosts and switches) verify the FCS (drop reason `bad_fcs`)"),
+      keys::boolean<S>("check_icrc", ROCESIM_MEMBER(check_icrc),
+                       "receiving hosts verify the RoCEv2 ICRC (drop reason `bad_icrc`); switches never do: the ICRC "
+                       "is end-to-end"),
+  };
+  return t;
+}
+
+// hosts.dcqcn, after `preset` (which sets every default of the table).
+const KeyTable<cc::DcqcnConfig>& dcqcn_keys() {
+  using S = cc::DcqcnConfig;
+  static const KeyTable<S> t{
+      keys::real<S>("g", ROCESIM_MEMBER(g), 0.0, 1.0, "alpha gain"),
+      keys::real<S>("initial_alpha", ROCESIM_MEMBER(initial_alpha), 0.0, 1.0, "alpha at the first CNP"),
+      keys::time<S>("alpha_timer", ROCESIM_MEMBER(alpha_period_ps), 1, UINT64_MAX, "alpha decay period"),
+      keys::time<S>("rate_increase_timer", ROCESIM_MEMBER(increase_timer_ps), 0, UINT64_MAX, "rate-increase timer"),
+      keys::size<S>("byte_counter", ROCESIM_MEMBER(byte_counter_bytes), 0, UINT64_MAX, "rate-increase byte counter"),
+      keys::integer<S>("fast_recovery_stages", ROCESIM_MEMBER(fast_recovery_stages), 0, 1000,
+                       "F: fast-recovery stages before additive increase"),
+      keys::rate<S>("ai_rate", ROCESIM_MEMBER(ai_rate_bps), 0, UINT64_MAX, "additive increase step"),
+      keys::rate<S>("hai_rate", ROCESIM_MEMBER(hai_rate_bps), 0, UINT64_MAX, "hyper increase step"),
+      keys::rate<S>("min_rate", ROCESIM_MEMBER(min_rate_bps), 0, UINT64_MAX, "rate floor"),
+      keys::real<S>("min_dec_factor", ROCESIM_MEMBER(min_dec_factor), 0.0, 1.0,
+                    "NVIDIA-style limit on one cut (see `tb/nic/cc/dcqcn_rp.h`)"),
+      keys::time<S>("rate_reduce_monitor_period", ROCESIM_MEMBER(rate_reduce_monitor_period_ps), 0, UINT64_MAX,
+                    "NVIDIA-style: at most one cut per this period"),
+      keys::boolean<S>("clamp_target", ROCESIM_MEMBER(clamp_target), "NVIDIA-style: the target rate follows each cut"),
+  };
+  return t;
+}
+
+std::string ecn_word(uint32_t e) { return e == 2 ? "ect0" : e == 1 ? "ect1" : "not_ect"; }
+
+std::string emit_rx_buffer(const HostsSection& h) {
+  if (!h.rx_buffer_bytes) return "{}";
+  return "{size: " + core::format_size(h.rx_buffer_bytes) + ", drain_rate: " + core::format_rate(h.rx_drain_bps) +
+         ", pfc: " + (h.rx_pfc ? "true" : "false") + ", xoff: " + core::format_size(h.rx_xoff_bytes) +
+         ", xon: " + core::format_size(h.rx_xon_bytes) + "}";
+}
+
+const KeyTable<HostsSection>& hosts_keys() {
+  using S = HostsSection;
+  static const KeyTable<S> t{
+      {"mtu", "256, 512, 1024, 2048, 4096", "RoCE path MTU: payload bytes per packet",
+       [](const CfgNode& n, const std::string& k, S& h) {
+         h.mtu = static_cast<uint32_t>(n.integer(k, h.mtu, 256, 4096));
+         if (h.mtu != 256 && h.mtu != 512 && h.mtu != 1024 && h.mtu != 2048 && h.mtu != 4096)
+           n.fail_key(k, "must be an IBTA path MTU: 256, 512, 1024, 2048 or 4096");
+       },
+       [](const S& h) { return std::to_string(h.mtu); }},
+      keys::boolean<S>("vlan", ROCESIM_MEMBER(vlan), "send with an 802.1Q tag (the priority is carried in PCP)"),
+      keys::integer<S>("pcp", ROCESIM_MEMBER(pcp), 0, 7, "priority code point of data frames (RoCE on priority 3)"),
+      keys::integer<S>("dscp", ROCESIM_MEMBER(dscp), 0, 63, "IPv4 DSCP of data frames"),
+      keys::choice<S>(
+          "ecn", {"ect0", "ect1", "not_ect"}, [](const S& h) { return ecn_word(h.ecn); },
+          [](S& h, const std::string& w) { h.ecn = w == "ect0" ? 2 : w == "ect1" ? 1 : 0; },
+          "ECN codepoint of data frames"),
+      keys::choice<S>(
+          "transport", {"rc", "open_loop"}, [](const S& h) { return std::string(h.rc ? "rc" : "open_loop"); },
+          [](S& h, const std::string& w) { h.rc = w == "rc"; },
+          "every host's transport. `rc`: RoCEv2 Reliable Connection (the keys below marked RC); `open_loop`: each "
+          "flow is paced at its rate and never waits: no CM, ACKs, retransmission or congestion control, but PFC "
+          "pauses hold it"),
+      keys::boolean<S>("cm", ROCESIM_MEMBER(cm),
+                       "RC: connection setup with CM REQ/REP/RTU MADs to QP1 before data (REQ re-sent after `rto`)"),
+      keys::integer<S>("ack_every", ROCESIM_MEMBER(ack_every), 1, 1 << 20,
+                       "RC: AckReq on every Nth packet (and every message's last); the receiver coalesces ACKs to that"),
+      keys::integer<S>("max_outstanding", ROCESIM_MEMBER(max_outstanding), 1, 1 << 23,
+                       "RC: packets sent and not yet acknowledged"),
+      keys::time<S>("rto", ROCESIM_MEMBER(rto_ps), 1000000, kHourPs,
+                    "RC: retransmission timeout, go back to the oldest unacknowledged packet (IBTA local ACK timeout "
+                    "10 = 4.096 us x 2^10)"),
+      keys::choice<S>(
+          "cc", {"none", "dcqcn"}, [](const S& h) { return std::string(h.dcqcn ? "dcqcn" : "none"); },
+          [](S& h, const std::string& w) { h.dcqcn = w == "dcqcn"; },
+          "congestion control of RC senders; with `none` RC receivers still send CNPs for CE-marked packets "
+          "(counted in `flows.csv`) and the senders ignore them; with `open_loop` it has no effect (no CNPs, no "
+          "rate changes)"),
+      keys::with_default(
+          keys::time<S>("min_time_between_cnps", ROCESIM_MEMBER(min_time_between_cnps_ps), 0, 1000000000000ull,
+                        "receiver (NP): at most one CNP per QP per this. The only key for it: "
+                        "`dcqcn.min_time_between_cnps` is a deprecated alias, refused when both are given with "
+                        "different values"),
+          "`4us` (DCQCN: the preset's, paper `50us`, nvidia `4us`)"),
+      {"dcqcn", "map", "DCQCN parameters: `preset` (`paper`: Zhu et al. 2015; `nvidia`: ConnectX firmware "
+                       "defaults), then the keys `hosts.dcqcn.*` below, which override the preset's",
+       [](const CfgNode& n, const std::string& k, S& h) {
+         const CfgNode d = n.map(k);
+         h.dcqcn_preset = d.choice("preset", h.dcqcn_preset, {"paper", "nvidia"});
+         cc::DcqcnConfig& c = h.dcqcn_cfg;
+         c = h.dcqcn_preset == "paper" ? cc::DcqcnConfig::paper(100000000000ull)
+                                       : cc::DcqcnConfig::nvidia(100000000000ull);
+         read_keys(dcqcn_keys(), d, c);
+         // One key per value: the NP's CNP spacing is hosts.min_time_between_cnps;
+         // with DCQCN it defaults to the preset's. The old dcqcn.min_time_between_cnps
+         // is read as an alias and must agree when both are given.
+         const bool top = n.has("min_time_between_cnps");
+         if (d.has("min_time_between_cnps")) {
+           const uint64_t alias = d.time("min_time_between_cnps", 0, 0, 1000000000000ull);
+           if (top && alias != h.min_time_between_cnps_ps)
+             d.fail_key("min_time_between_cnps",
+                        "deprecated alias of hosts.min_time_between_cnps, which is given as " +
+                            core::format_time(h.min_time_between_cnps_ps) + ": give one (hosts.min_time_between_cnps)");
+           h.min_time_between_cnps_ps = alias;
+         } else if (h.dcqcn && !top) {
+           h.min_time_between_cnps_ps = c.min_time_between_cnps_ps;
+         }
+         c.min_time_between_cnps_ps = h.min_time_between_cnps_ps;
+         d.finish();
+         const std::vector<std::string> errs = c.validate();
+         if (!errs.empty()) d.fail(errs.front());
+       },
+       [](const S& h) {
+         return "{preset: " + h.dcqcn_preset + ", " + emit_flow(dcqcn_keys(), h.dcqcn_cfg).substr(1);
+       },
+       "`{preset: paper, ...}`"},
+      keys::boolean<S>("cc_log", ROCESIM_MEMBER(cc_log), "write `cc.csv` (every reaction point event) when DCQCN runs"),
+      {"rx_buffer", "`{size, drain_rate, pfc, xoff, xon}`",
+       "a NIC receive buffer drained at `drain_rate`; with `pfc` (default; off when `pfc.enabled` is `false`) the "
+       "NIC pauses its switch port on the frame's priority when the buffer reaches `xoff` (default 3/4 of size) and "
+       "resumes (XON) at or below `xon` (1/4); without, overflow drops (`nic_buffer`). The NIC has no PFC keys of "
+       "its own: its XOFF frames carry `pfc.pause_quanta`, and while the buffer stays above `xon` the XOFF is "
+       "re-sent every `pfc.refresh` (auto: half the pause time at the NIC's speed), timed from the XOFF transition "
+       "as the switch's refresh; an XON ends the refreshes",
+       [](const CfgNode& n, const std::string& k, S& h) {
+         const CfgNode rb = n.map(k);
+         h.rx_buffer_bytes = rb.size("size", 0);
+         h.rx_drain_bps = rb.rate("drain_rate", 0);
+         if (h.rx_buffer_bytes && !h.rx_drain_bps)
+           rb.fail_key("drain_rate", "missing required key (with a receive buffer)");
+         h.rx_pfc = rb.boolean("pfc", h.rx_pfc);
+         h.rx_xoff_bytes = rb.size("xoff", h.rx_buffer_bytes * 3 / 4);
+         h.rx_xon_bytes = rb.size("xon", h.rx_buffer_bytes / 4);
+         if (h.rx_buffer_bytes && (h.rx_xoff_bytes > h.rx_buffer_bytes || h.rx_xon_bytes >= h.rx_xoff_bytes))
+           rb.fail("need xon < xoff <= size");
+         rb.finish();
+       },
+       emit_rx_buffer, "none"},
+  };
+  return t;
+}
+
+const KeyTable<StatsSection>& stats_keys() {
+  using S = StatsSection;
+  static const KeyTable<S> t{
+      keys::time<S>("interval", ROCESIM_MEMBER(interval_ps), 0, kHourPs,
+                    "sampling interval of `queues.csv` (and `flow_series.csv`); `0` writes none"),
+      keys::boolean<S>("flow_series", ROCESIM_MEMBER(flow_series),
+                       "also write `flow_series.csv`: each flow's receive throughput per interval"),
+  };
+  return t;
 }
 
 // Parameters of the given kind from one mapping (a topology file's root or
@@ -54,33 +292,13 @@ std::string mm_text(uint64_t mm) {
 void read_topology_params(const CfgNode& n, TopologySection& t) {
   (void)n.str("kind", t.kind);  // consumed by the caller
   if (t.kind == "single_switch") {
-    auto& p = t.single;
-    p.hosts = static_cast<uint32_t>(n.integer("hosts", p.hosts, 1, topology::kMaxHosts));
-    p.host_rate = n.rate("host_rate", p.host_rate, 1000000, kMaxRate);
-    p.cable_mm = metres_to_mm(n, "cable_m", p.cable_mm);
+    read_keys(single_switch_keys(), n, t.single);
   } else if (t.kind == "leaf_spine") {
-    auto& p = t.leaf_spine;
-    p.leaves = static_cast<uint32_t>(n.integer("leaves", p.leaves, 1, topology::kMaxLeaves));
-    p.spines = static_cast<uint32_t>(n.integer("spines", p.spines, 1, 4096));
-    p.hosts_per_leaf = static_cast<uint32_t>(n.integer("hosts_per_leaf", p.hosts_per_leaf, 1, topology::kMaxHosts));
-    p.host_rate = n.rate("host_rate", p.host_rate, 1000000, kMaxRate);
-    p.fabric_rate = n.rate("fabric_rate", p.fabric_rate, 1000000, kMaxRate);
-    p.links_per_leaf_spine = static_cast<uint32_t>(n.integer("links_per_leaf_spine", p.links_per_leaf_spine, 1, 64));
-    p.host_cable_mm = metres_to_mm(n, "host_cable_m", p.host_cable_mm);
-    p.fabric_cable_mm = metres_to_mm(n, "fabric_cable_m", p.fabric_cable_mm);
+    read_keys(leaf_spine_keys(), n, t.leaf_spine);
   } else if (t.kind == "fat_tree") {
-    auto& p = t.fat_tree;
-    p.k = static_cast<uint32_t>(n.integer("k", p.k, 2, 62));
-    if (p.k % 2) n.fail_key("k", "must be even");
-    p.rate = n.rate("rate", p.rate, 1000000, kMaxRate);
-    p.cable_mm = metres_to_mm(n, "cable_m", p.cable_mm);
+    read_keys(fat_tree_keys(), n, t.fat_tree);
   } else if (t.kind == "ring") {
-    auto& p = t.ring;
-    p.switches = static_cast<uint32_t>(n.integer("switches", p.switches, 3, 4096));
-    p.hosts_per_switch = static_cast<uint32_t>(n.integer("hosts_per_switch", p.hosts_per_switch, 1, 1024));
-    p.rate = n.rate("rate", p.rate, 1000000, kMaxRate);
-    p.cable_mm = metres_to_mm(n, "cable_m", p.cable_mm);
-    p.clockwise = n.boolean("clockwise", p.clockwise);
+    read_keys(ring_keys(), n, t.ring);
   } else {
     (void)n.integer("hosts", 2, 2, 2);  // direct: exactly h0 and h1
   }
@@ -112,71 +330,14 @@ void read_topology(const CfgNode& n, const std::string& scenario_file, TopologyS
 }
 
 void read_links(const CfgNode& n, LinksSection& l) {
-  l.link.rate_bps = n.rate("rate", l.link.rate_bps, 1000000ull, kMaxRate);
-  l.link.length_mm = metres_to_mm(n, "cable_m", l.link.length_mm);
-  l.link.delay_per_m_ps = n.time("delay_per_m", l.link.delay_per_m_ps, 0, 1000000);
-  l.link.loss = n.real("loss", l.link.loss, 0.0, 1.0);
-  l.check_fcs = n.boolean("check_fcs", l.check_fcs);
-  l.check_icrc = n.boolean("check_icrc", l.check_icrc);
+  read_keys(links_keys(), n, l);
   n.finish();
 }
 
 void read_hosts(const CfgNode& n, HostsSection& h) {
-  h.mtu = static_cast<uint32_t>(n.integer("mtu", h.mtu, 256, 4096));
-  if (h.mtu != 256 && h.mtu != 512 && h.mtu != 1024 && h.mtu != 2048 && h.mtu != 4096)
-    n.fail_key("mtu", "must be an IBTA path MTU: 256, 512, 1024, 2048 or 4096");
-  h.vlan = n.boolean("vlan", h.vlan);
-  h.pcp = static_cast<uint32_t>(n.integer("pcp", h.pcp, 0, 7));
-  h.dscp = static_cast<uint32_t>(n.integer("dscp", h.dscp, 0, 63));
-  const std::string ecn = n.choice("ecn", h.ecn == 2 ? "ect0" : h.ecn == 1 ? "ect1" : "not_ect",
-                                   {"ect0", "ect1", "not_ect"});
-  h.ecn = ecn == "ect0" ? 2 : ecn == "ect1" ? 1 : 0;
-  h.rc = n.choice("transport", h.rc ? "rc" : "open_loop", {"rc", "open_loop"}) == "rc";
-  h.cm = n.boolean("cm", h.cm);
-  h.ack_every = static_cast<uint32_t>(n.integer("ack_every", h.ack_every, 1, 1 << 20));
-  h.max_outstanding = static_cast<uint32_t>(n.integer("max_outstanding", h.max_outstanding, 1, 1 << 23));
-  h.rto_ps = n.time("rto", h.rto_ps, 1000000, 3600ull * 1000000000000ull);
-  const bool explicit_cnp_gap = n.has("min_time_between_cnps");
-  h.min_time_between_cnps_ps = n.time("min_time_between_cnps", h.min_time_between_cnps_ps, 0, 1000000000000ull);
-  h.dcqcn = n.choice("cc", h.dcqcn ? "dcqcn" : "none", {"none", "dcqcn"}) == "dcqcn";
-  const CfgNode d = n.map("dcqcn");
-  h.dcqcn_preset = d.choice("preset", h.dcqcn_preset, {"paper", "nvidia"});
-  cc::DcqcnConfig& c = h.dcqcn_cfg;
-  c = h.dcqcn_preset == "paper" ? cc::DcqcnConfig::paper(100000000000ull) : cc::DcqcnConfig::nvidia(100000000000ull);
-  c.g = d.real("g", c.g, 0.0, 1.0);
-  c.initial_alpha = d.real("initial_alpha", c.initial_alpha, 0.0, 1.0);
-  c.alpha_period_ps = d.time("alpha_timer", c.alpha_period_ps, 1);
-  c.increase_timer_ps = d.time("rate_increase_timer", c.increase_timer_ps);
-  c.byte_counter_bytes = d.size("byte_counter", c.byte_counter_bytes);
-  c.fast_recovery_stages = static_cast<uint32_t>(d.integer("fast_recovery_stages", c.fast_recovery_stages, 0, 1000));
-  c.ai_rate_bps = d.rate("ai_rate", c.ai_rate_bps);
-  c.hai_rate_bps = d.rate("hai_rate", c.hai_rate_bps);
-  c.min_rate_bps = d.rate("min_rate", c.min_rate_bps);
-  c.min_dec_factor = d.real("min_dec_factor", c.min_dec_factor, 0.0, 1.0);
-  c.rate_reduce_monitor_period_ps = d.time("rate_reduce_monitor_period", c.rate_reduce_monitor_period_ps);
-  c.clamp_target = d.boolean("clamp_target", c.clamp_target);
-  c.min_time_between_cnps_ps = d.time("min_time_between_cnps", c.min_time_between_cnps_ps);
-  d.finish();
-  {
-    const std::vector<std::string> errs = c.validate();
-    if (!errs.empty()) d.fail(errs.front());
-  }
-  // With DCQCN the NP's CNP spacing comes from the preset unless set here.
-  if (h.dcqcn && !explicit_cnp_gap) h.min_time_between_cnps_ps = c.min_time_between_cnps_ps;
-  h.cc_log = n.boolean("cc_log", h.cc_log);
-  const CfgNode rb = n.map("rx_buffer");
-  h.rx_buffer_bytes = rb.size("size", 0);
-  h.rx_drain_bps = rb.rate("drain_rate", h.rx_buffer_bytes ? 0 : 0);
-  if (h.rx_buffer_bytes && !h.rx_drain_bps) rb.fail_key("drain_rate", "missing required key (with a receive buffer)");
-  h.rx_pfc = rb.boolean("pfc", h.rx_pfc);
-  h.rx_xoff_bytes = rb.size("xoff", h.rx_buffer_bytes * 3 / 4);
-  h.rx_xon_bytes = rb.size("xon", h.rx_buffer_bytes / 4);
-  if (h.rx_buffer_bytes && (h.rx_xoff_bytes > h.rx_buffer_bytes || h.rx_xon_bytes >= h.rx_xoff_bytes))
-    rb.fail("need xon < xoff <= size");
-  rb.finish();
+  read_keys(hosts_keys(), n, h);
   n.finish();
 }
-
 
 void build_topology(const CfgNode& where, Scenario& s) {
   const TopologySection& t = s.topology;
@@ -261,11 +422,7 @@ Scenario read_scenario(const core::Config& cfg) {
   s.seed = static_cast<uint64_t>(root.integer("seed", 1, 0, INT64_MAX));
 
   const CfgNode sim = root.map("sim");
-  s.sim.duration_ps = sim.time("duration", s.sim.duration_ps, 1, 3600ull * 1000000000000ull);
-  s.sim.stop_when_done = sim.boolean("stop_when_done", s.sim.stop_when_done);
-  s.sim.deadlock_after_ps = sim.time("deadlock_after", s.sim.deadlock_after_ps, 1);
-  s.sim.max_memory_bytes = sim.size("max_memory", s.sim.max_memory_bytes);
-  s.sim.max_output_bytes = sim.size("max_output", s.sim.max_output_bytes);
+  read_keys(sim_keys(), sim, s.sim);
   sim.finish();
 
   const CfgNode topo = root.map("topology");
@@ -275,8 +432,7 @@ Scenario read_scenario(const core::Config& cfg) {
   const CfgNode swn = root.map("switch");
   s.sw = read_switch(swn);
   const CfgNode st = root.map("stats");
-  s.stats.interval_ps = st.time("interval", s.stats.interval_ps, 0, 3600ull * 1000000000000ull);
-  s.stats.flow_series = st.boolean("flow_series", s.stats.flow_series);
+  read_keys(stats_keys(), st, s.stats);
   st.finish();
 
   build_topology(topo, s);
@@ -315,86 +471,70 @@ Scenario read_scenario(const core::Config& cfg) {
   return s;
 }
 
+std::vector<std::string> key_reference_sections() {
+  return {"sim", "topology.single_switch", "topology.leaf_spine", "topology.fat_tree", "topology.ring",
+          "links", "hosts", "stats"};
+}
+
+std::string key_reference(const std::string& section) {
+  std::string o = reference_header();
+  if (section == "sim") {
+    o += reference_rows(sim_keys(), SimSection{});
+  } else if (section == "topology.single_switch") {
+    o += reference_rows(single_switch_keys(), topology::SingleParams{});
+  } else if (section == "topology.leaf_spine") {
+    o += reference_rows(leaf_spine_keys(), topology::LeafSpineParams{});
+  } else if (section == "topology.fat_tree") {
+    o += reference_rows(fat_tree_keys(), topology::FatTreeParams{});
+  } else if (section == "topology.ring") {
+    o += reference_rows(ring_keys(), topology::RingParams{});
+  } else if (section == "links") {
+    o += reference_rows(links_keys(), LinksSection{});
+  } else if (section == "hosts") {
+    o += reference_rows(hosts_keys(), HostsSection{});
+    // hosts.dcqcn: the defaults are the preset's (shown: paper, the default preset).
+    o += "| `dcqcn.preset` | `paper`, `nvidia` | `paper` | the preset that sets every `dcqcn.*` default below "
+         "(shown: paper's) |\n";
+    o += reference_rows(dcqcn_keys(), cc::DcqcnConfig::paper(100000000000ull), "dcqcn.");
+    o += "| `dcqcn.min_time_between_cnps` | time | deprecated | alias of `hosts.min_time_between_cnps`; refused "
+         "when both are given with different values; never written to config.resolved.yaml |\n";
+  } else if (section == "stats") {
+    o += reference_rows(stats_keys(), StatsSection{});
+  } else {
+    return "";
+  }
+  return o;
+}
+
 std::string emit_resolved(const Scenario& s) {
   using core::format_rate;
   using core::format_size;
   using core::format_time;
   std::ostringstream o;
   o << "# Effective configuration of this run (defaults and --set overrides applied).\n";
-  o << "# Generated from " << s.file << "; rocesim run accepts it as it is.\n";
-  o << "name: " << s.name << "\n";
+  o << "# Generated from " << yaml_quote(s.file) << "; rocesim run accepts it as it is.\n";
+  if (!s.topology.file.empty())
+    o << "# Topology parameters read from " << yaml_quote(absolute_path(s.file, s.topology.file))
+      << " (spelled out below).\n";
+  o << "name: " << yaml_quote(s.name) << "\n";
   o << "seed: " << s.seed << "\n";
-  o << "sim:\n";
-  o << "  duration: " << format_time(s.sim.duration_ps) << "\n";
-  o << "  stop_when_done: " << (s.sim.stop_when_done ? "true" : "false") << "\n";
-  o << "  deadlock_after: " << format_time(s.sim.deadlock_after_ps) << "\n";
-  o << "  max_memory: " << format_size(s.sim.max_memory_bytes) << "\n";
-  o << "  max_output: " << format_size(s.sim.max_output_bytes) << "\n";
+  o << "sim:\n" << emit_keys(sim_keys(), s.sim, "  ");
   o << "topology:\n";
-  if (!s.topology.file.empty()) o << "  # parameters read from " << s.topology.file << "\n";
-  o << "  kind: " << s.topology.kind << "\n";
   const TopologySection& t = s.topology;
+  o << "  kind: " << t.kind << "\n";
   if (t.kind == "single_switch") {
-    o << "  hosts: " << t.single.hosts << "\n  host_rate: " << format_rate(t.single.host_rate)
-      << "\n  cable_m: " << mm_text(t.single.cable_mm) << "\n";
+    o << emit_keys(single_switch_keys(), t.single, "  ");
   } else if (t.kind == "leaf_spine") {
-    const auto& p = t.leaf_spine;
-    o << "  leaves: " << p.leaves << "\n  spines: " << p.spines << "\n  hosts_per_leaf: " << p.hosts_per_leaf
-      << "\n  host_rate: " << format_rate(p.host_rate) << "\n  fabric_rate: " << format_rate(p.fabric_rate)
-      << "\n  links_per_leaf_spine: " << p.links_per_leaf_spine << "\n  host_cable_m: " << mm_text(p.host_cable_mm)
-      << "\n  fabric_cable_m: " << mm_text(p.fabric_cable_mm) << "\n";
+    o << emit_keys(leaf_spine_keys(), t.leaf_spine, "  ");
   } else if (t.kind == "fat_tree") {
-    o << "  k: " << t.fat_tree.k << "\n  rate: " << format_rate(t.fat_tree.rate)
-      << "\n  cable_m: " << mm_text(t.fat_tree.cable_mm) << "\n";
+    o << emit_keys(fat_tree_keys(), t.fat_tree, "  ");
   } else if (t.kind == "ring") {
-    o << "  switches: " << t.ring.switches << "\n  hosts_per_switch: " << t.ring.hosts_per_switch
-      << "\n  rate: " << format_rate(t.ring.rate) << "\n  cable_m: " << mm_text(t.ring.cable_mm)
-      << "\n  clockwise: " << (t.ring.clockwise ? "true" : "false") << "\n";
+    o << emit_keys(ring_keys(), t.ring, "  ");
   } else {
     o << "  hosts: 2\n";
   }
-  o << "links:\n";
-  o << "  rate: " << format_rate(s.links.link.rate_bps) << "\n";
-  o << "  cable_m: " << mm_text(s.links.link.length_mm) << "\n";
-  o << "  delay_per_m: " << format_time(s.links.link.delay_per_m_ps) << "\n";
-  std::ostringstream loss;
-  loss.precision(17);
-  loss << s.links.link.loss;
-  o << "  loss: " << loss.str() << "\n";
-  o << "  check_fcs: " << (s.links.check_fcs ? "true" : "false") << "\n";
-  o << "  check_icrc: " << (s.links.check_icrc ? "true" : "false") << "\n";
-  o << "hosts:\n";
-  o << "  mtu: " << s.hosts.mtu << "\n";
-  o << "  vlan: " << (s.hosts.vlan ? "true" : "false") << "\n";
-  o << "  pcp: " << s.hosts.pcp << "\n";
-  o << "  dscp: " << s.hosts.dscp << "\n";
-  o << "  ecn: " << (s.hosts.ecn == 2 ? "ect0" : s.hosts.ecn == 1 ? "ect1" : "not_ect") << "\n";
-  o << "  transport: " << (s.hosts.rc ? "rc" : "open_loop") << "\n";
-  o << "  cm: " << (s.hosts.cm ? "true" : "false") << "\n";
-  o << "  ack_every: " << s.hosts.ack_every << "\n";
-  o << "  max_outstanding: " << s.hosts.max_outstanding << "\n";
-  o << "  rto: " << format_time(s.hosts.rto_ps) << "\n";
-  o << "  min_time_between_cnps: " << format_time(s.hosts.min_time_between_cnps_ps) << "\n";
-  o << "  cc: " << (s.hosts.dcqcn ? "dcqcn" : "none") << "\n";
-  if (s.hosts.rx_buffer_bytes)
-    o << "  rx_buffer: {size: " << format_size(s.hosts.rx_buffer_bytes) << ", drain_rate: " << format_rate(s.hosts.rx_drain_bps)
-      << ", pfc: " << (s.hosts.rx_pfc ? "true" : "false") << ", xoff: " << format_size(s.hosts.rx_xoff_bytes)
-      << ", xon: " << format_size(s.hosts.rx_xon_bytes) << "}\n";
-  o << "  cc_log: " << (s.hosts.cc_log ? "true" : "false") << "\n";
-  {
-    const cc::DcqcnConfig& c = s.hosts.dcqcn_cfg;
-    std::ostringstream d;
-    d.precision(17);
-    d << "  dcqcn: {preset: " << s.hosts.dcqcn_preset << ", g: " << c.g << ", initial_alpha: " << c.initial_alpha
-      << ", alpha_timer: " << format_time(c.alpha_period_ps) << ", rate_increase_timer: " << format_time(c.increase_timer_ps)
-      << ", byte_counter: " << format_size(c.byte_counter_bytes) << ", fast_recovery_stages: " << c.fast_recovery_stages
-      << ", ai_rate: " << format_rate(c.ai_rate_bps) << ", hai_rate: " << format_rate(c.hai_rate_bps)
-      << ", min_rate: " << format_rate(c.min_rate_bps) << ", min_dec_factor: " << c.min_dec_factor
-      << ", rate_reduce_monitor_period: " << format_time(c.rate_reduce_monitor_period_ps)
-      << ", clamp_target: " << (c.clamp_target ? "true" : "false")
-      << ", min_time_between_cnps: " << format_time(c.min_time_between_cnps_ps) << "}\n";
-    o << d.str();
-  }
+  o << "links:\n" << emit_keys(links_keys(), s.links, "  ");
+  o << "hosts:\n" << emit_keys(hosts_keys(), s.hosts, "  ");
   o << "switch:\n" << emit_switch(s.sw);
   o << "pfc:\n" << emit_pfc(s.pfc);
   if (s.pfc.headroom == PfcSpec::Headroom::automatic && !s.topo.switches.empty()) {
@@ -416,8 +556,7 @@ std::string emit_resolved(const Scenario& s) {
     o << "  # headroom: auto computed per lossless PG (SONiC formula):\n";
     for (const std::string& l : seen) o << l;
   }
-  o << "stats:\n  interval: " << format_time(s.stats.interval_ps) << "\n";
-  o << "  flow_series: " << (s.stats.flow_series ? "true" : "false") << "\n";
+  o << "stats:\n" << emit_keys(stats_keys(), s.stats, "  ");
   if (s.traffic_entries.empty()) {
     o << "traffic: []\n";
   } else {

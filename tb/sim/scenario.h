@@ -127,6 +127,12 @@ Scenario read_scenario(const core::Config& cfg);
 // The effective configuration, every default spelled out, as YAML text that
 // read_scenario() accepts and that gives the same Scenario.
 std::string emit_resolved(const Scenario& s);
+// The key reference of one table-driven section (key_reference_sections():
+// "sim", "topology.<kind>", "links", "hosts", "stats") as the Markdown table
+// docs/config.md carries between <!-- keys:SECTION --> markers, generated
+// from the same key tables that read and emit the section.
+std::vector<std::string> key_reference_sections();
+std::string key_reference(const std::string& section);
 
 
 }  // namespace rocesim::sim

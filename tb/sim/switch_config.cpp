@@ -411,7 +411,7 @@ std::string emit_pfc(const PfcSpec& p) {
   o << "  xoff: " << (p.xoff_dynamic ? std::string("dynamic") : core::format_size(p.xoff_bytes)) << "\n";
   if (p.xon_rule == PfcSpec::Xon::offset) o << "  xon_offset: " << core::format_size(p.xon_offset_bytes) << "\n";
   if (p.xon_rule == PfcSpec::Xon::absolute) o << "  xon: " << core::format_size(p.xon_bytes) << "\n";
-  if (p.xon_rule == PfcSpec::Xon::ratio) o << "  xon_ratio: " << p.xon_ratio << "\n";
+  if (p.xon_rule == PfcSpec::Xon::ratio) o << "  xon_ratio: " << real_text(p.xon_ratio) << "\n";
   o << "  pause_quanta: " << p.pause_quanta << "\n";
   o << "  refresh: " << (p.refresh_ps ? core::format_time(p.refresh_ps) : std::string("auto")) << "\n";
   o << "  mac_response_delay: " << core::format_time(p.response_ps) << "\n";
@@ -421,14 +421,14 @@ std::string emit_pfc(const PfcSpec& p) {
                                                    : std::string("profile"))
     << "\n";
   o << "  headroom_mac_phy_delay: " << core::format_size(p.mac_phy_delay_bytes) << "\n";
-  o << "  headroom_cell_occupancy: " << p.cell_occupancy << "\n";
+  o << "  headroom_cell_occupancy: " << real_text(p.cell_occupancy) << "\n";
   o << "  watchdog: {enabled: " << (p.watchdog ? "true" : "false")
     << ", detection_time: " << core::format_time(p.wd_detection_ps)
     << ", restoration_time: " << core::format_time(p.wd_restoration_ps)
     << ", poll_interval: " << core::format_time(p.wd_poll_ps) << ", action: " << (p.wd_drop ? "drop" : "forward")
     << "}\n";
   if (p.storm)
-    o << "  storm: {host: " << p.storm_host << ", start: " << core::format_time(p.storm_start_ps)
+    o << "  storm: {host: " << yaml_quote(p.storm_host) << ", start: " << core::format_time(p.storm_start_ps)
       << ", priority: " << p.storm_priority << "}\n";
   return o.str();
 }
@@ -528,7 +528,7 @@ std::string emit_switch(const SwitchSpec& s) {
     std::ostringstream m;
     m << "mode: " << ecn::mode_name(c.mode) << ", point: " << ecn::point_name(c.point)
       << ", unit: " << ecn::unit_name(c.unit) << ", k: " << amount(c.k) << ", kmin: " << amount(c.kmin)
-      << ", kmax: " << amount(c.kmax) << ", pmax: " << c.pmax << ", k_high: " << amount(c.k_high)
+      << ", kmax: " << amount(c.kmax) << ", pmax: " << real_text(c.pmax) << ", k_high: " << amount(c.k_high)
       << ", k_low: " << amount(c.k_low);
     return m.str();
   };

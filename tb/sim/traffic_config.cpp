@@ -2,6 +2,7 @@
 
 
 #include "core/units.h"
+#include "sim/config_util.h"
 #include "sim/scenario.h"
 
 namespace rocesim::sim {
@@ -148,10 +149,15 @@ std::vector<traffic::Flow> read_traffic(const CfgNode& root, const Scenario& s, 
     }
     n.finish();
     // The entry as written (flow style), so the resolved config regenerates the same flows.
+    // Files it names are written as absolute paths, so the resolved config
+    // reads the same files from its own folder (or anywhere).
+    YAML::Node entry = YAML::Clone(n.yaml());
+    if (kind == "flow_file") entry["file"] = absolute_path(s.file, n.str("file"));
+    if (n.has("cdf") && !traffic::Cdf::builtin(n.str("cdf"))) entry["cdf"] = absolute_path(s.file, n.str("cdf"));
     YAML::Emitter em;
     em.SetMapFormat(YAML::Flow);
     em.SetSeqFormat(YAML::Flow);
-    em << n.yaml();
+    em << entry;
     entries.push_back(TrafficEntry{em.c_str()});
     traffic::append(all, std::move(flows));
     ++idx;
