@@ -39,7 +39,7 @@ struct Key {
   std::string type;          // docs: type and range, e.g. "time, 1ps .. 1h"
   std::string doc;           // docs: meaning
   std::function<void(const core::CfgNode&, const std::string&, S&)> read;
-  std::function<std::string(const S&)> emit;  // YAML text (scalar or flow collection)
+  std::function<std::string(const S&)> emit;  // YAML text (scalar or flow collection); "" = not written
   std::string default_doc;   // docs: default when not emit(S{}) ("" = emit of the defaults)
   bool emitted = true;       // false: read only (a deprecated alias), never written
 
@@ -73,16 +73,20 @@ void read_keys(const KeyTable<S>& t, const core::CfgNode& n, S& s) {
 template <class S>
 std::string emit_keys(const KeyTable<S>& t, const S& s, const std::string& indent) {
   std::string o;
-  for (const Key<S>& k : t)
-    if (k.emitted) o += indent + k.name + ": " + k.emit(s) + "\n";
+  for (const Key<S>& k : t) {
+    const std::string v = k.emitted ? k.emit(s) : "";
+    if (!v.empty()) o += indent + k.name + ": " + v + "\n";
+  }
   return o;
 }
 // A flow map "{key: value, ...}".
 template <class S>
 std::string emit_flow(const KeyTable<S>& t, const S& s) {
   std::string o;
-  for (const Key<S>& k : t)
-    if (k.emitted) o += (o.empty() ? "" : ", ") + k.name + ": " + k.emit(s);
+  for (const Key<S>& k : t) {
+    const std::string v = k.emitted ? k.emit(s) : "";
+    if (!v.empty()) o += (o.empty() ? "" : ", ") + k.name + ": " + v;
+  }
   return "{" + o + "}";
 }
 // Markdown rows "| `prefix+key` | type | `default` | doc |" of the key

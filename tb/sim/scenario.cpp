@@ -473,7 +473,7 @@ Scenario read_scenario(const core::Config& cfg) {
 
 std::vector<std::string> key_reference_sections() {
   return {"sim", "topology.single_switch", "topology.leaf_spine", "topology.fat_tree", "topology.ring",
-          "links", "hosts", "stats"};
+          "links", "hosts", "pfc", "stats"};
 }
 
 std::string key_reference(const std::string& section) {
@@ -498,6 +498,8 @@ std::string key_reference(const std::string& section) {
     o += reference_rows(dcqcn_keys(), cc::DcqcnConfig::paper(100000000000ull), "dcqcn.");
     o += "| `dcqcn.min_time_between_cnps` | time | deprecated | alias of `hosts.min_time_between_cnps`; refused "
          "when both are given with different values; never written to config.resolved.yaml |\n";
+  } else if (section == "pfc") {
+    return pfc_key_reference();
   } else if (section == "stats") {
     o += reference_rows(stats_keys(), StatsSection{});
   } else {

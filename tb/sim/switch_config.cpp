@@ -340,58 +340,150 @@ sw::SwitchConfig make_switch_config(const SwitchSpec& s, const PfcSpec& pfc, con
   return c;
 }
 
+namespace {
+
+// pfc.watchdog (members of PfcSpec).
+const KeyTable<PfcSpec>& watchdog_keys() {
+  using S = PfcSpec;
+  static const KeyTable<S> t{
+      keys::boolean<S>("enabled", ROCESIM_MEMBER(watchdog), "the PFC watchdog on switch egress queues (as SONiC's)"),
+      keys::time<S>("detection_time", ROCESIM_MEMBER(wd_detection_ps), 1, UINT64_MAX,
+                    "a queue paused with packets and nothing sent for this long is declared stormed"),
+      keys::time<S>("restoration_time", ROCESIM_MEMBER(wd_restoration_ps), 1, UINT64_MAX,
+                    "a stormed queue is restored after its priority has not been paused for this long"),
+      keys::time<S>("poll_interval", ROCESIM_MEMBER(wd_poll_ps), 1, UINT64_MAX, "how often the watchdog looks"),
+      keys::choice<S>(
+          "action", {"drop", "forward"}, [](const S& p) { return std::string(p.wd_drop ? "drop" : "forward"); },
+          [](S& p, const std::string& w) { p.wd_drop = w == "drop"; },
+          "while stormed: drop the queue's packets (reason `pfc_watchdog`), or send them ignoring the pause"),
+  };
+  return t;
+}
+
+const KeyTable<PfcSpec>& pfc_keys() {
+  using S = PfcSpec;
+  static const KeyTable<S> t{
+      keys::boolean<S>("enabled", ROCESIM_MEMBER(enabled),
+                       "`false`: no pause frames, and the lossless PGs become lossy (nothing holds their senders back)"),
+      {"xoff", "`dynamic` or size", "XOFF when a PG's shared use reaches the MMU's dynamic threshold, or this static "
+                                    "size; also when a packet has to go into headroom",
+       [](const CfgNode& n, const std::string& k, S& p) {
+         if (n.str(k, "dynamic") != "dynamic") {
+           p.xoff_dynamic = false;
+           p.xoff_bytes = n.size(k, 0, 1);
+         }
+       },
+       [](const S& p) { return p.xoff_dynamic ? std::string("dynamic") : core::format_size(p.xoff_bytes); }},
+      // The three XON rules: at most one given (read_pfc checks), the one in force written.
+      {"xon_offset", "size", "XON when shared use falls below the XOFF threshold minus this (SONiC)",
+       [](const CfgNode& n, const std::string& k, S& p) { p.xon_offset_bytes = n.size(k, p.xon_offset_bytes); },
+       [](const S& p) {
+         return p.xon_rule == PfcSpec::Xon::offset ? core::format_size(p.xon_offset_bytes) : std::string();
+       }},
+      {"xon", "size", "instead: XON when shared use is at or below this",
+       [](const CfgNode& n, const std::string& k, S& p) {
+         if (n.has(k)) {
+           p.xon_rule = PfcSpec::Xon::absolute;
+           p.xon_bytes = n.size(k);
+         }
+       },
+       [](const S& p) { return p.xon_rule == PfcSpec::Xon::absolute ? core::format_size(p.xon_bytes) : std::string(); },
+       "none"},
+      {"xon_ratio", "number, 0 .. 1",
+       "instead: XON at or below ratio x XOFF threshold (`0.5` is the seed's \"low = half of high\"); held as "
+       "floor(ratio x 2^16) / 2^16 and compared exactly in integers, so the XON level is floor(q16 x threshold / "
+       "2^16) cells",
+       [](const CfgNode& n, const std::string& k, S& p) {
+         if (n.has(k)) {
+           p.xon_rule = PfcSpec::Xon::ratio;
+           p.xon_ratio = n.real(k, p.xon_ratio, 0.0, 1.0);
+         }
+       },
+       [](const S& p) { return p.xon_rule == PfcSpec::Xon::ratio ? real_text(p.xon_ratio) : std::string(); },
+       "none"},
+      keys::integer<S>("pause_quanta", ROCESIM_MEMBER(pause_quanta), 1, 65535,
+                       "timer in XOFF frames of switches and of NICs with `hosts.rx_buffer` (quanta of 512 bit "
+                       "times at the port's speed)"),
+      {"refresh", "`auto` or time",
+       "while a switch PG or a NIC receive buffer (`hosts.rx_buffer`) stays XOFF, the XOFF is re-sent every this "
+       "long after the XOFF transition (exactly: transition + k x period); `auto` = half the pause time at the "
+       "port's speed, floor(ceil(quanta x 512 bit times in ps) / 2). A time must be shorter than the pause time at "
+       "every port that sends XOFF (every switch port, and NIC ports with `hosts.rx_buffer` PFC), i.e. at the "
+       "fastest of them, or the run is rejected at load (exit 2); leave a margin for a frame in progress on the "
+       "wire, which delays a refresh by up to its wire time",
+       [](const CfgNode& n, const std::string& k, S& p) {
+         if (n.str(k, "auto") != "auto") p.refresh_ps = n.time(k, 0, 1);
+       },
+       [](const S& p) { return p.refresh_ps ? core::format_time(p.refresh_ps) : std::string("auto"); }},
+      keys::time<S>("mac_response_delay", ROCESIM_MEMBER(response_ps), 0, 1000000000,
+                    "a received pause takes effect this long after its last bit (switches and NICs)"),
+      {"headroom", "`profile`, `auto` or size",
+       "per lossless PG: `mmu.pg_lossless.headroom`, the SONiC formula per port (below), or this size",
+       [](const CfgNode& n, const std::string& k, S& p) {
+         const std::string hr = n.str(k, "profile");
+         if (hr == "auto") {
+           p.headroom = PfcSpec::Headroom::automatic;
+         } else if (hr != "profile") {
+           p.headroom = PfcSpec::Headroom::fixed;
+           p.headroom_bytes = n.size(k, 0, 1);
+         }
+       },
+       [](const S& p) {
+         return p.headroom == PfcSpec::Headroom::automatic ? std::string("auto")
+                : p.headroom == PfcSpec::Headroom::fixed   ? core::format_size(p.headroom_bytes)
+                                                           : std::string("profile");
+       }},
+      keys::size<S>("headroom_mac_phy_delay", ROCESIM_MEMBER(mac_phy_delay_bytes), 0, UINT64_MAX,
+                    "MAC/PHY delay term of the formula"),
+      keys::real<S>("headroom_cell_occupancy", ROCESIM_MEMBER(cell_occupancy), 0.1, 64.0,
+                    "cell occupancy factor of the formula"),
+      {"watchdog", "map", "the PFC watchdog: the keys `watchdog.*` below",
+       [](const CfgNode& n, const std::string& k, S& p) {
+         const CfgNode w = n.map(k);
+         read_keys(watchdog_keys(), w, p);
+         w.finish();
+       },
+       [](const S& p) { return emit_flow(watchdog_keys(), p); }, "`{enabled: false, ...}`"},
+      {"storm", "`{host, start, priority}`",
+       "a NIC that stops draining: from `start`, `host` keeps its switch port paused on `priority` (XOFF re-sent "
+       "at half the pause time)",
+       [](const CfgNode& n, const std::string& k, S& p) {
+         if (!n.has(k)) {
+           (void)n.map(k);
+           return;
+         }
+         const CfgNode st = n.map(k);
+         p.storm = true;
+         p.storm_host = st.str("host");  // checked against the topology by read_pfc
+         p.storm_start_ps = st.time("start", 0);
+         p.storm_priority = static_cast<uint32_t>(st.integer("priority", 3, 0, 7));
+         st.finish();
+       },
+       [](const S& p) {
+         return p.storm ? "{host: " + yaml_quote(p.storm_host) + ", start: " + core::format_time(p.storm_start_ps) +
+                              ", priority: " + std::to_string(p.storm_priority) + "}"
+                        : std::string();
+       },
+       "none"},
+  };
+  return t;
+}
+
+}  // namespace
+
 PfcSpec read_pfc(const CfgNode& n, uint32_t hosts) {
   PfcSpec p;
-  p.enabled = n.boolean("enabled", p.enabled);
-  const std::string xoff = n.str("xoff", "dynamic");
-  if (xoff != "dynamic") {
-    p.xoff_dynamic = false;
-    p.xoff_bytes = n.size("xoff", 0, 1);
-  }
   const int rules = n.has("xon_offset") + n.has("xon") + n.has("xon_ratio");
   if (rules > 1) n.fail("give one of xon_offset, xon and xon_ratio");
-  p.xon_offset_bytes = n.size("xon_offset", p.xon_offset_bytes);
-  if (n.has("xon")) {
-    p.xon_rule = PfcSpec::Xon::absolute;
-    p.xon_bytes = n.size("xon");
-  }
-  if (n.has("xon_ratio")) {
-    p.xon_rule = PfcSpec::Xon::ratio;
-    p.xon_ratio = n.real("xon_ratio", p.xon_ratio, 0.0, 1.0);
-  }
-  p.pause_quanta = static_cast<uint32_t>(n.integer("pause_quanta", p.pause_quanta, 1, 65535));
-  const std::string refresh = n.str("refresh", "auto");
-  if (refresh != "auto") p.refresh_ps = n.time("refresh", 0, 1);
-  p.response_ps = n.time("mac_response_delay", p.response_ps, 0, 1000000000);
-  const std::string hr = n.str("headroom", "profile");
-  if (hr == "auto") {
-    p.headroom = PfcSpec::Headroom::automatic;
-  } else if (hr != "profile") {
-    p.headroom = PfcSpec::Headroom::fixed;
-    p.headroom_bytes = n.size("headroom", 0, 1);
-  }
-  p.mac_phy_delay_bytes = n.size("headroom_mac_phy_delay", p.mac_phy_delay_bytes);
-  p.cell_occupancy = n.real("headroom_cell_occupancy", p.cell_occupancy, 0.1, 64.0);
-  const CfgNode w = n.map("watchdog");
-  p.watchdog = w.boolean("enabled", p.watchdog);
-  p.wd_detection_ps = w.time("detection_time", p.wd_detection_ps, 1);
-  p.wd_restoration_ps = w.time("restoration_time", p.wd_restoration_ps, 1);
-  p.wd_poll_ps = w.time("poll_interval", p.wd_poll_ps, 1);
-  p.wd_drop = w.choice("action", "drop", {"drop", "forward"}) == "drop";
-  w.finish();
-  if (n.has("storm")) {
-    const CfgNode st = n.map("storm");
-    p.storm = true;
-    p.storm_host = st.str("host");
-    p.storm_host_index = host_ref(st, "host", p.storm_host, hosts);
-    p.storm_start_ps = st.time("start", 0);
-    p.storm_priority = static_cast<uint32_t>(st.integer("priority", 3, 0, 7));
-    st.finish();
-  } else {
-    (void)n.map("storm");
-  }
+  read_keys(pfc_keys(), n, p);
+  if (p.storm) p.storm_host_index = host_ref(n.map("storm"), "host", p.storm_host, hosts);
   n.finish();
   return p;
+}
+
+std::string pfc_key_reference() {
+  return reference_header() + reference_rows(pfc_keys(), PfcSpec{}) +
+         reference_rows(watchdog_keys(), PfcSpec{}, "watchdog.");
 }
 
 void check_pfc_refresh(const CfgNode& n, const PfcSpec& p, const std::vector<uint64_t>& rates) {
@@ -405,33 +497,7 @@ void check_pfc_refresh(const CfgNode& n, const PfcSpec& p, const std::vector<uin
                             ", the fastest port that sends XOFF): the pause would expire before it is refreshed");
 }
 
-std::string emit_pfc(const PfcSpec& p) {
-  std::ostringstream o;
-  o << "  enabled: " << (p.enabled ? "true" : "false") << "\n";
-  o << "  xoff: " << (p.xoff_dynamic ? std::string("dynamic") : core::format_size(p.xoff_bytes)) << "\n";
-  if (p.xon_rule == PfcSpec::Xon::offset) o << "  xon_offset: " << core::format_size(p.xon_offset_bytes) << "\n";
-  if (p.xon_rule == PfcSpec::Xon::absolute) o << "  xon: " << core::format_size(p.xon_bytes) << "\n";
-  if (p.xon_rule == PfcSpec::Xon::ratio) o << "  xon_ratio: " << real_text(p.xon_ratio) << "\n";
-  o << "  pause_quanta: " << p.pause_quanta << "\n";
-  o << "  refresh: " << (p.refresh_ps ? core::format_time(p.refresh_ps) : std::string("auto")) << "\n";
-  o << "  mac_response_delay: " << core::format_time(p.response_ps) << "\n";
-  o << "  headroom: "
-    << (p.headroom == PfcSpec::Headroom::automatic ? std::string("auto")
-        : p.headroom == PfcSpec::Headroom::fixed   ? core::format_size(p.headroom_bytes)
-                                                   : std::string("profile"))
-    << "\n";
-  o << "  headroom_mac_phy_delay: " << core::format_size(p.mac_phy_delay_bytes) << "\n";
-  o << "  headroom_cell_occupancy: " << real_text(p.cell_occupancy) << "\n";
-  o << "  watchdog: {enabled: " << (p.watchdog ? "true" : "false")
-    << ", detection_time: " << core::format_time(p.wd_detection_ps)
-    << ", restoration_time: " << core::format_time(p.wd_restoration_ps)
-    << ", poll_interval: " << core::format_time(p.wd_poll_ps) << ", action: " << (p.wd_drop ? "drop" : "forward")
-    << "}\n";
-  if (p.storm)
-    o << "  storm: {host: " << yaml_quote(p.storm_host) << ", start: " << core::format_time(p.storm_start_ps)
-      << ", priority: " << p.storm_priority << "}\n";
-  return o.str();
-}
+std::string emit_pfc(const PfcSpec& p) { return emit_keys(pfc_keys(), p, "  "); }
 
 void check_switch_config(const SwitchSpec& s, const PfcSpec& pfc, const std::vector<PortPhys>& ports,
                          uint32_t max_frame_bytes, const CfgNode& where) {

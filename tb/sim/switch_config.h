@@ -116,6 +116,8 @@ PfcSpec read_pfc(const core::CfgNode& n, uint32_t hosts);
 // pause. No check with refresh auto or PFC disabled.
 void check_pfc_refresh(const core::CfgNode& n, const PfcSpec& p, const std::vector<uint64_t>& rates);
 std::string emit_pfc(const PfcSpec& p);
+// The `pfc:` key reference (docs/config.md), from the table that reads and emits it.
+std::string pfc_key_reference();
 
 // The chip config for a switch with the given ports (groups, checks and MACs
 // are the caller's). max_frame_bytes: the largest frame (for headroom: auto).
