@@ -34,9 +34,14 @@ inline std::string bin() {
   return b ? b : "build/bin/rocesim";
 }
 
+// The source tree: ROCESIM_SRC if set, else the one the test was built from.
 inline std::string src_dir() {
   const char* s = std::getenv("ROCESIM_SRC");
+#ifdef ROCESIM_SOURCE_DIR
+  return s ? s : ROCESIM_SOURCE_DIR;
+#else
   return s ? s : ".";
+#endif
 }
 
 inline std::string temp_dir() {
