@@ -20,8 +20,8 @@ constexpr double kPerHost = 21.0 * 1024;          // NIC model, its MAC and cabl
 constexpr double kPerSwitch = 12.0 * 1024;        // pipeline, MMU, scheduler state
 constexpr double kPerCell = 4.0;                  // the buffer's next-cell list (uint32 per cell)
 constexpr double kPerSwitchPort = 36.0 * 1024;    // MAC, queues, ECN, shapers, half a link
-// queues.csv keeps the last sample per switch for 4096 queues (deq bytes, ECN counters).
-constexpr double kPerSwitchSeries = 4096.0 * 56;
+// queues.csv keeps the last sample of every switch queue (8 per port: deq bytes, ECN counters).
+constexpr double kPerPortSeries = 8.0 * 56;
 // A route: the topology's entry (twice: the scenario and the fabric's copy)
 // and its hash-table slots (load <= 1/2).
 constexpr double kPerRoute = 2 * 12.0 + 4 * 8.0;
@@ -130,7 +130,7 @@ Estimate estimate(const Scenario& s, const std::vector<CaptureSpec>& captures, u
   add(e.memory, "switches", switches * (kPerSwitch + kPerCell * cells),
       num(switches) + " x " + bytes_text(sat(kPerSwitch + kPerCell * cells)) + " (" + num(cells) + " cells)");
   add(e.memory, "switch ports", ports * kPerSwitchPort, num(ports) + " x " + bytes_text(sat(kPerSwitchPort)));
-  if (series) add(e.memory, "queue samples", switches * kPerSwitchSeries, num(switches) + " x " + bytes_text(sat(kPerSwitchSeries)));
+  if (series) add(e.memory, "queue samples", ports * kPerPortSeries, num(ports) + " ports x " + bytes_text(sat(kPerPortSeries)));
   add(e.memory, "routes", routes * kPerRoute, num(routes) + " x " + num(kPerRoute) + " B");
   add(e.memory, "flows", flows * kPerFlow, num(flows) + " x " + bytes_text(sat(kPerFlow)));
   {

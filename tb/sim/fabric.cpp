@@ -307,8 +307,15 @@ bool Fabric::open_time_series(const std::string& dir, std::string& why) {
   std::fputs("time_ns,node,port,queue,depth_packets,depth_bytes,depth_cells,enq_packets,deq_packets,"
              "dropped_packets,deq_bytes_interval,buffer_used_cells,ecn_marked,ecn_mark_ratio\n",
              m_series);
-  m_last_deq.assign(m_switches.size() * 4096, 0);
-  m_last_ecn.assign(m_switches.size() * 4096, ecn::Counters{});
+  // One slot per (switch, port, queue): a switch may have any number of ports.
+  m_queue_base.clear();
+  size_t slots = 0;
+  for (const auto& sw : m_switches) {
+    m_queue_base.push_back(slots);
+    slots += sw->num_ports() * 8;
+  }
+  m_last_deq.assign(slots, 0);
+  m_last_ecn.assign(slots, ecn::Counters{});
   m_sample_ev.notify(core::ps(m_s.stats.interval_ps));
   return true;
 }
@@ -344,7 +351,7 @@ void Fabric::sample_queues() {
     for (uint32_t p = 0; p < s.num_ports(); ++p) {
       for (uint32_t q = 0; q < 8; ++q) {
         const sw::QueueStats& qs = s.queue_stats(p, q);
-        const size_t key = si * 4096 + (p * 8 + q) % 4096;
+        const size_t key = m_queue_base[si] + p * 8 + q;
         const uint64_t deq_bytes = qs.deq_bytes - m_last_deq[key];
         // Only queues that hold something or moved something since the last sample.
         if (qs.depth_packets == 0 && deq_bytes == 0) continue;

@@ -141,6 +141,7 @@ class Fabric : public sc_core::sc_module, public host::FlowListener {
   std::string m_flow_series_path;
   int m_series_errno = 0, m_flow_series_errno = 0;  // first write error of each stream
   std::vector<uint64_t> m_last_flow_bytes;
+  std::vector<size_t> m_queue_base;       // per switch: index of its port 0, queue 0 in the two below
   std::vector<uint64_t> m_last_deq;       // per switch queue: dequeued bytes at the last sample
   std::vector<ecn::Counters> m_last_ecn;  // per switch queue: ECN counters at the last sample
   sc_core::sc_event m_sample_ev;
