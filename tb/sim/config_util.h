@@ -42,6 +42,9 @@ struct Key {
   std::function<std::string(const S&)> emit;  // YAML text (scalar or flow collection); "" = not written
   std::string default_doc;   // docs: default when not emit(S{}) ("" = emit of the defaults)
   bool emitted = true;       // false: read only (a deprecated alias), never written
+  // A nested mapping written in block style: its lines at `indent` (emit_keys
+  // uses it in place of emit; flow contexts still use emit).
+  std::function<std::string(const S&, const std::string& indent)> block;
 
   Key(std::string name_, std::string type_, std::string doc_,
       std::function<void(const core::CfgNode&, const std::string&, S&)> read_,
@@ -74,6 +77,10 @@ template <class S>
 std::string emit_keys(const KeyTable<S>& t, const S& s, const std::string& indent) {
   std::string o;
   for (const Key<S>& k : t) {
+    if (k.emitted && k.block) {
+      o += indent + k.name + ":\n" + k.block(s, indent + "  ");
+      continue;
+    }
     const std::string v = k.emitted ? k.emit(s) : "";
     if (!v.empty()) o += indent + k.name + ": " + v + "\n";
   }
@@ -168,6 +175,24 @@ Key<S> metres(std::string name, A acc, std::string doc) {
           },
           [acc](const S& s) { return mm_text(acc(s)); }};
 }
+// A nested mapping read with its own table into acc(s) (unknown keys in it
+// refused), written as a flow map. table: the nested section's table.
+template <class S, class A, class T>
+Key<S> map(std::string name, A acc, const KeyTable<T>& (*table)(), std::string doc,
+           std::string default_doc = "see below") {
+  Key<S> k{name, "map", std::move(doc),
+           [acc, table](const core::CfgNode& n, const std::string& key, S& s) {
+             const core::CfgNode m = n.map(key);
+             read_keys(table(), m, acc(s));
+             m.finish();
+           },
+           [acc, table](const S& s) { return emit_flow(table(), acc(s)); }, std::move(default_doc)};
+  k.block = [acc, table](const S& s, const std::string& indent) { return emit_keys(table(), acc(s), indent); };
+  return k;
+}
+// The section itself (a nested map over the same struct).
+#define ROCESIM_SELF [](auto& s_) -> auto& { return s_; }
+
 // One of the words; get/set map the section's value to and from its word.
 template <class S>
 Key<S> choice(std::string name, std::vector<std::string> words, std::function<std::string(const S&)> get,

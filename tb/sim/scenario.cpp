@@ -305,27 +305,50 @@ void read_topology_params(const CfgNode& n, TopologySection& t) {
   n.finish();
 }
 
+const std::vector<std::string> kTopologyKinds{"direct", "single_switch", "leaf_spine", "fat_tree", "ring"};
+
+// `topology:`'s own keys, with the scenario file a `file` is relative to.
+struct TopologyRead {
+  TopologySection t;
+  std::string scenario_file;
+};
+
+const KeyTable<TopologyRead>& topology_keys() {
+  using S = TopologyRead;
+  static const KeyTable<S> t{
+      // Before `kind`: the file gives the kind and parameters, inline keys override them.
+      {"file", "string", "topology file (relative to the scenario file) to read `kind` and the parameters from; "
+                         "inline keys override the file's. Never written to config.resolved.yaml, which spells the "
+                         "parameters out",
+       [](const CfgNode& n, const std::string& k, S& r) {
+         if (!n.has(k)) return;
+         r.t.file = n.str(k);
+         const std::string path = resolve_relative(r.scenario_file, r.t.file);
+         std::unique_ptr<core::Config> file_cfg;
+         try {
+           file_cfg = core::Config::load_file(path);
+         } catch (const core::ConfigError& e) {
+           if (e.key_path().empty() && e.where() == path) n.fail_key(k, "'" + r.t.file + "': " + e.reason());
+           throw;
+         }
+         const CfgNode froot = file_cfg->root();
+         r.t.kind = froot.choice("kind", "direct", kTopologyKinds);
+         if (n.has("kind")) r.t.kind = n.choice("kind", r.t.kind, kTopologyKinds);
+         read_topology_params(froot, r.t);
+       },
+       [](const S&) { return std::string(); }, "none"},
+      keys::choice<S>(
+          "kind", kTopologyKinds, [](const S& r) { return r.t.kind; }, [](S& r, const std::string& w) { r.t.kind = w; },
+          "`direct`: `h0` and `h1` on one cable (rate and cable from `links`); `single_switch`; `leaf_spine`; "
+          "`fat_tree`; `ring`: the keys of each kind below"),
+  };
+  return t;
+}
+
 void read_topology(const CfgNode& n, const std::string& scenario_file, TopologySection& t) {
-  const std::vector<std::string> kinds{"direct", "single_switch", "leaf_spine", "fat_tree", "ring"};
-  std::unique_ptr<core::Config> file_cfg;
-  if (n.has("file")) {
-    t.file = n.str("file");
-    const std::string path = resolve_relative(scenario_file, t.file);
-    try {
-      file_cfg = core::Config::load_file(path);
-    } catch (const core::ConfigError& e) {
-      if (e.key_path().empty() && e.where() == path) n.fail_key("file", e.reason());
-      throw;
-    }
-    const CfgNode froot = file_cfg->root();
-    t.kind = froot.choice("kind", "direct", kinds);
-    if (n.has("kind")) t.kind = n.choice("kind", t.kind, kinds);
-    read_topology_params(froot, t);
-  } else {
-    (void)n.has("file");
-    t.kind = n.choice("kind", t.kind, kinds);
-  }
-  (void)n.str("file", t.file);
+  TopologyRead r{t, scenario_file};
+  read_keys(topology_keys(), n, r);
+  t = r.t;
   read_topology_params(n, t);
 }
 
@@ -356,42 +379,105 @@ void build_topology(const CfgNode& where, Scenario& s) {
   }
 }
 
+// One `flows:` entry with the scenario it refers to (hosts, their rates and
+// the `hosts` defaults of pcp and dscp).
+struct FlowRead {
+  FlowEntry e;
+  const Scenario* s = nullptr;
+  bool single() const { return e.pattern.empty(); }
+};
+
+// A key of single flows only (absent from a pattern's table row set: read
+// nothing there, so finish() refuses it in a pattern entry).
+Key<FlowRead> single_only(Key<FlowRead> k) {
+  auto read = k.read;
+  auto emit = k.emit;
+  k.read = [read](const CfgNode& n, const std::string& key, FlowRead& r) {
+    if (r.single()) read(n, key, r);
+  };
+  k.emit = [emit](const FlowRead& r) { return r.single() ? emit(r) : std::string(); };
+  return k;
+}
+
+const KeyTable<FlowRead>& flow_keys() {
+  using S = FlowRead;
+  auto host = [](const char* name, std::string FlowSpec::*name_m, uint32_t FlowSpec::*index_m, std::string doc) {
+    return single_only({name, "host name `h<i>`", std::move(doc),
+                        [name_m, index_m](const CfgNode& n, const std::string& k, S& r) {
+                          FlowSpec& f = r.e.flow;
+                          f.*name_m = n.str(k);
+                          f.*index_m = host_ref(n, k, f.*name_m, r.s->num_hosts());
+                          if (k == "dst" && f.src_index == f.dst_index) n.fail_key(k, "a flow's src and dst must differ");
+                        },
+                        [name_m](const S& r) { return yaml_quote(r.e.flow.*name_m); }, "*required*"});
+  };
+  static const KeyTable<S> t{
+      {"pattern", "`permutation`",
+       "instead of `src`/`dst`: every host sends to one other host, a random cyclic permutation (Sattolo's "
+       "algorithm) drawn from the run seed and the entry's index",
+       [](const CfgNode& n, const std::string& k, S& r) { r.e.pattern = n.choice(k, r.e.pattern, {"permutation"}); },
+       [](const S& r) { return r.e.pattern; }, "none"},
+      host("src", &FlowSpec::src, &FlowSpec::src_index, "sender"),
+      host("dst", &FlowSpec::dst, &FlowSpec::dst_index, "receiver, not `src`"),
+      {"load", "number, 0.000001 .. 1", "with `pattern`: each flow's rate as a fraction of its sender's link",
+       [](const CfgNode& n, const std::string& k, S& r) {
+         if (!r.single()) r.e.load = n.real(k, 1.0, 0.000001, 1.0);
+       },
+       [](const S& r) { return r.single() ? std::string() : real_text(r.e.load); }, "`1`"},
+      {"size", "size, 1B .. 1TiB", "bytes per message",
+       [](const CfgNode& n, const std::string& k, S& r) {
+         (void)n.size(k);  // required: "missing required key" (naming a misspelt one) when absent
+         r.e.flow.message_bytes = n.size(k, 0, 1, 1ull << 40);
+       },
+       [](const S& r) { return core::format_size(r.e.flow.message_bytes); }, "*required*"},
+      {"messages", "integer, 1 .. 100000000",
+       "messages sent back to back; `size` x `messages` at most 2^50 B (1 PiB)",
+       [](const CfgNode& n, const std::string& k, S& r) {
+         FlowSpec& f = r.e.flow;
+         f.messages = static_cast<uint32_t>(n.integer(k, f.messages, 1, 100000000));
+         if (f.messages > kMaxFlowBytes / f.message_bytes)
+           n.fail_key(k, "size x messages = " + core::format_size(f.message_bytes) + " x " +
+                             std::to_string(f.messages) + " is more than a flow may carry: at most " +
+                             std::to_string(kMaxFlowBytes) + " B (2^50, 1 PiB) per flow");
+       },
+       [](const S& r) { return std::to_string(r.e.flow.messages); }},
+      single_only({"rate", "rate, 1Kbps .. the sender's link", "pacing rate on wire bytes",
+                   [](const CfgNode& n, const std::string& k, S& r) {
+                     const uint64_t line = r.s->host_rate(r.e.flow.src_index);
+                     r.e.explicit_rate = n.has(k);
+                     r.e.flow.rate_bps = n.rate(k, line, 1000ull, line);
+                   },
+                   [](const S& r) { return core::format_rate(r.e.flow.rate_bps); }, "the sender's link rate"}),
+      single_only(keys::with_default(keys::integer<S>("pcp", ROCESIM_MEMBER(e.flow.pcp), 0, 7, "the flow's priority"),
+                                     "`hosts.pcp`")),
+      single_only(keys::with_default(keys::integer<S>("dscp", ROCESIM_MEMBER(e.flow.dscp), 0, 63, "the flow's DSCP"),
+                                     "`hosts.dscp`")),
+      keys::time<S>("start", ROCESIM_MEMBER(e.flow.start_ps), 0, UINT64_MAX, "time of the first packet"),
+      keys::choice<S>(
+          "op", {"write", "send"}, [](const S& r) { return std::string(r.e.flow.send ? "send" : "write"); },
+          [](S& r, const std::string& w) { r.e.flow.send = w == "send"; },
+          "RDMA WRITE (RETH in the first packet) or SEND messages"),
+  };
+  return t;
+}
+
 void read_flows(const CfgNode& root, Scenario& s) {
   const uint32_t hosts = s.num_hosts();
   size_t i = 0;
   for (const CfgNode& f : root.seq("flows")) {
-    FlowEntry e;
-    e.pattern = f.choice("pattern", "", {"", "permutation"});
-    FlowSpec& fl = e.flow;
-    fl.message_bytes = f.size("size");
-    if (fl.message_bytes == 0 || fl.message_bytes > (1ull << 40)) f.fail_key("size", "must be between 1B and 1TiB");
-    fl.messages = static_cast<uint32_t>(f.integer("messages", 1, 1, 100000000));
-    if (fl.messages > kMaxFlowBytes / fl.message_bytes)
-      f.fail_key("messages", "size x messages = " + core::format_size(fl.message_bytes) + " x " +
-                                 std::to_string(fl.messages) + " is more than a flow may carry: at most " +
-                                 std::to_string(kMaxFlowBytes) + " B (2^50, 1 PiB) per flow");
-    fl.start_ps = f.time("start", 0);
-    fl.send = f.choice("op", "write", {"write", "send"}) == "send";
-    fl.pcp = s.hosts.pcp;
-    fl.dscp = s.hosts.dscp;
+    FlowRead r;
+    r.s = &s;
+    r.e.flow.pcp = s.hosts.pcp;  // a pattern's flows, and a single flow's default
+    r.e.flow.dscp = s.hosts.dscp;
+    read_keys(flow_keys(), f, r);
+    f.finish();
+    const FlowEntry& e = r.e;
+    const FlowSpec& fl = e.flow;
     if (e.pattern.empty()) {
-      fl.src = f.str("src");
-      fl.dst = f.str("dst");
-      fl.src_index = host_ref(f, "src", fl.src, hosts);
-      fl.dst_index = host_ref(f, "dst", fl.dst, hosts);
-      if (fl.src_index == fl.dst_index) f.fail_key("dst", "a flow's src and dst must differ");
-      const uint64_t line = s.host_rate(fl.src_index);
-      e.explicit_rate = f.has("rate");
-      fl.rate_bps = f.rate("rate", line, 1000ull, line);
-      fl.pcp = static_cast<uint32_t>(f.integer("pcp", s.hosts.pcp, 0, 7));
-      fl.dscp = static_cast<uint32_t>(f.integer("dscp", s.hosts.dscp, 0, 63));
-      f.finish();
       s.flows.push_back(fl);
     } else {
       // Every host sends to a distinct other host: a random cyclic permutation
       // (Sattolo's algorithm), from this entry's own RNG stream.
-      e.load = f.real("load", 1.0, 0.000001, 1.0);
-      f.finish();
       if (hosts < 2) f.fail_key("pattern", "a permutation needs at least 2 hosts");
       std::vector<uint32_t> perm(hosts);
       for (uint32_t h = 0; h < hosts; ++h) perm[h] = h;
@@ -412,14 +498,33 @@ void read_flows(const CfgNode& root, Scenario& s) {
   }
 }
 
+std::string emit_flow_entry(const FlowEntry& e) {
+  FlowRead r;
+  r.e = e;
+  std::string o = emit_keys(flow_keys(), r, "    ");
+  return "  - " + o.substr(4);
+}
+
+// The top level's own keys (the sections are read by read_scenario, in the
+// order their checks need).
+const KeyTable<Scenario>& top_keys() {
+  using S = Scenario;
+  static const KeyTable<S> t{
+      {"name", "string", "scenario name, copied into `summary.json`",
+       [](const CfgNode& n, const std::string& k, S& s) { s.name = n.str(k, s.name); },
+       [](const S& s) { return yaml_quote(s.name); }},
+      keys::integer<S>("seed", ROCESIM_MEMBER(seed), 0, INT64_MAX, "run seed (`--seed` overrides)"),
+  };
+  return t;
+}
+
 }  // namespace
 
 Scenario read_scenario(const core::Config& cfg) {
   Scenario s;
   s.file = cfg.file();
   const CfgNode root = cfg.root();
-  s.name = root.str("name", "unnamed");
-  s.seed = static_cast<uint64_t>(root.integer("seed", 1, 0, INT64_MAX));
+  read_keys(top_keys(), root, s);
 
   const CfgNode sim = root.map("sim");
   read_keys(sim_keys(), sim, s.sim);
@@ -472,14 +577,18 @@ Scenario read_scenario(const core::Config& cfg) {
 }
 
 std::vector<std::string> key_reference_sections() {
-  return {"sim", "topology.single_switch", "topology.leaf_spine", "topology.fat_tree", "topology.ring",
-          "links", "hosts", "pfc", "stats"};
+  return {"top", "sim", "topology", "topology.single_switch", "topology.leaf_spine", "topology.fat_tree", "topology.ring",
+          "links", "hosts", "switch", "pfc", "stats", "flows"};
 }
 
 std::string key_reference(const std::string& section) {
   std::string o = reference_header();
-  if (section == "sim") {
+  if (section == "top") {
+    o += reference_rows(top_keys(), Scenario{});
+  } else if (section == "sim") {
     o += reference_rows(sim_keys(), SimSection{});
+  } else if (section == "topology") {
+    o += reference_rows(topology_keys(), TopologyRead{});
   } else if (section == "topology.single_switch") {
     o += reference_rows(single_switch_keys(), topology::SingleParams{});
   } else if (section == "topology.leaf_spine") {
@@ -498,8 +607,12 @@ std::string key_reference(const std::string& section) {
     o += reference_rows(dcqcn_keys(), cc::DcqcnConfig::paper(100000000000ull), "dcqcn.");
     o += "| `dcqcn.min_time_between_cnps` | time | deprecated | alias of `hosts.min_time_between_cnps`; refused "
          "when both are given with different values; never written to config.resolved.yaml |\n";
+  } else if (section == "switch") {
+    return switch_key_reference();
   } else if (section == "pfc") {
     return pfc_key_reference();
+  } else if (section == "flows") {
+    o += reference_rows(flow_keys(), FlowRead{});
   } else if (section == "stats") {
     o += reference_rows(stats_keys(), StatsSection{});
   } else {
@@ -518,12 +631,11 @@ std::string emit_resolved(const Scenario& s) {
   if (!s.topology.file.empty())
     o << "# Topology parameters read from " << yaml_quote(absolute_path(s.file, s.topology.file))
       << " (spelled out below).\n";
-  o << "name: " << yaml_quote(s.name) << "\n";
-  o << "seed: " << s.seed << "\n";
+  o << emit_keys(top_keys(), s, "");
   o << "sim:\n" << emit_keys(sim_keys(), s.sim, "  ");
   o << "topology:\n";
   const TopologySection& t = s.topology;
-  o << "  kind: " << t.kind << "\n";
+  o << emit_keys(topology_keys(), TopologyRead{t, s.file}, "  ");
   if (t.kind == "single_switch") {
     o << emit_keys(single_switch_keys(), t.single, "  ");
   } else if (t.kind == "leaf_spine") {
@@ -569,28 +681,7 @@ std::string emit_resolved(const Scenario& s) {
     o << "flows: []\n";
   } else {
     o << "flows:\n";
-    for (const FlowEntry& e : s.flow_entries) {
-      const FlowSpec& f = e.flow;
-      if (e.pattern.empty()) {
-        o << "  - src: " << f.src << "\n";
-        o << "    dst: " << f.dst << "\n";
-      } else {
-        std::ostringstream load;
-        load.precision(17);
-        load << e.load;
-        o << "  - pattern: " << e.pattern << "\n";
-        o << "    load: " << load.str() << "\n";
-      }
-      o << "    size: " << format_size(f.message_bytes) << "\n";
-      o << "    messages: " << f.messages << "\n";
-      if (e.pattern.empty()) {
-        o << "    rate: " << format_rate(f.rate_bps) << "\n";
-        o << "    pcp: " << f.pcp << "\n";
-        o << "    dscp: " << f.dscp << "\n";
-      }
-      o << "    start: " << format_time(f.start_ps) << "\n";
-      o << "    op: " << (f.send ? "send" : "write") << "\n";
-    }
+    for (const FlowEntry& e : s.flow_entries) o << emit_flow_entry(e);
   }
   return o.str();
 }

@@ -102,7 +102,7 @@ struct FlowEntry {
 
 struct Scenario {
   std::string file;                   // the YAML it came from
-  std::string name;
+  std::string name = "unnamed";
   uint64_t seed = 1;
   SimSection sim;
   TopologySection topology;

@@ -40,73 +40,10 @@ ecn::MarkerConfig SwitchSpec::default_ecn() {
 
 namespace {
 
-// One marker config: keys absent keep the values of `c` (the default or the
-// top-level section a per-queue entry inherits). A `unit` different from the
-// inherited one converts the inherited thresholds first (ecn::MarkerConfig::
-// in_unit: bytes -> cells rounded up at the switch's cell size), so
-// `unit: cells` alone gives the byte defaults in cells, not 100000 cells.
-void read_marker(const CfgNode& n, ecn::MarkerConfig& c, bool top, uint32_t cell_bytes) {
-  using M = ecn::MarkerConfig;
-  const std::string mode = n.choice("mode", ecn::mode_name(c.mode), {"off", "threshold", "wred", "hysteresis"});
-  c.mode = mode == "off" ? M::Mode::off : mode == "threshold" ? M::Mode::threshold : mode == "wred" ? M::Mode::wred
-                                                                                                    : M::Mode::hysteresis;
-  c.point = n.choice("point", ecn::point_name(c.point), {"enqueue", "dequeue"}) == "enqueue" ? M::Point::enqueue
-                                                                                                : M::Point::dequeue;
-  const bool cells = n.choice("unit", ecn::unit_name(c.unit), {"bytes", "cells"}) == "cells";
-  c = c.in_unit(cells ? M::Unit::cells : M::Unit::bytes, cell_bytes);
-  // Thresholds: sizes in bytes, or plain integers when the unit is cells.
-  auto amount = [&](const char* key, uint64_t v) -> uint64_t {
-    return cells ? static_cast<uint64_t>(n.integer(key, static_cast<int64_t>(v), 0, INT64_MAX)) : n.size(key, v);
-  };
-  c.k = amount("k", c.k);
-  c.kmin = amount("kmin", c.kmin);
-  c.kmax = amount("kmax", c.kmax);
-  c.pmax = n.real("pmax", c.pmax, 0.0, 1.0);
-  c.k_high = amount("k_high", c.k_high);
-  c.k_low = amount("k_low", c.k_low);
-  if (!top) n.finish();
-  const std::vector<std::string> errs = c.validate();
-  if (!errs.empty()) n.fail(errs.front());
-}
-
-}  // namespace
-
-namespace {
-
 const std::vector<std::string> kPoolNames{"ingress_lossless", "ingress_lossy", "egress_lossless", "egress_lossy"};
 
 uint32_t pool_index(const std::string& name) {
   return static_cast<uint32_t>(std::find(kPoolNames.begin(), kPoolNames.end(), name) - kPoolNames.begin());
-}
-
-void read_profile(const CfgNode& n, ProfileSpec& p, bool allow_headroom) {
-  p.pool = n.choice("pool", p.pool, kPoolNames);
-  p.reserved_bytes = n.size("reserved", p.reserved_bytes);
-  const bool has_dyn = n.has("dynamic_th"), has_static = n.has("static_th");
-  if (has_dyn && has_static) n.fail_key("static_th", "give either dynamic_th or static_th, not both");
-  if (has_dyn) {
-    p.dynamic = true;
-    p.dynamic_th = static_cast<int>(n.integer("dynamic_th", p.dynamic_th, mmu::kMinDynamicTh, mmu::kMaxDynamicTh));
-  } else if (has_static) {
-    p.dynamic = false;
-    p.static_bytes = n.size("static_th", p.static_bytes, 1);
-  } else {
-    // Neither given: keep the default, but let finish() know both names.
-    (void)n.integer("dynamic_th", p.dynamic_th, mmu::kMinDynamicTh, mmu::kMaxDynamicTh);
-  }
-  if (allow_headroom) p.headroom_bytes = n.size("headroom", p.headroom_bytes);
-  n.finish();
-}
-
-template <size_t N>
-void read_u8_list(const CfgNode& parent, const std::string& key, std::array<uint8_t, N>& out, int max) {
-  if (!parent.has(key)) {
-    (void)parent.seq(key);
-    return;
-  }
-  const std::vector<CfgNode> items = parent.seq(key);
-  if (items.size() != N) parent.fail_key(key, "expected a list of " + std::to_string(N) + " entries");
-  for (size_t i = 0; i < N; ++i) out[i] = static_cast<uint8_t>(items[i].as_integer(0, max));
 }
 
 uint32_t cells(uint64_t bytes, uint32_t cell) { return static_cast<uint32_t>((bytes + cell - 1) / cell); }
@@ -119,109 +56,466 @@ mmu::Threshold threshold_of(const ProfileSpec& p, uint32_t cell) {
   return t;
 }
 
+// ---------------------------------------------------------------------------
+// Key tables of `switch:` (config_util.h): each reads its keys (absent keys
+// keep the value already there: the defaults of SwitchSpec), writes them back
+// for config.resolved.yaml and describes them for docs/config.md.
+
+const KeyTable<SwitchSpec>& pipeline_keys() {
+  using S = SwitchSpec;
+  static const KeyTable<S> t{
+      keys::integer<S>("parser", ROCESIM_MEMBER(cycles.parser), 0, 100000, "parser stage, cycles"),
+      keys::integer<S>("lookup", ROCESIM_MEMBER(cycles.lookup), 0, 100000, "forwarding lookup, cycles"),
+      keys::integer<S>("mmu", ROCESIM_MEMBER(cycles.mmu), 0, 100000, "MMU admission, cycles"),
+      keys::integer<S>("egress", ROCESIM_MEMBER(cycles.egress), 0, 100000,
+                       "queueing and scheduling after the buffer write, cycles"),
+  };
+  return t;
+}
+
+const KeyTable<SwitchSpec>& buffer_keys() {
+  using S = SwitchSpec;
+  static const KeyTable<S> t{
+      // The cell first: the size's lower bound is one cell.
+      keys::size<S>("cell", ROCESIM_MEMBER(cell_bytes), 64, 16384,
+                    "cell size; a packet takes ceil(frame / cell) cells"),
+      {"size", "size, `buffer.cell` .. 4GiB", "packet buffer memory; whole cells (the remainder is unused)",
+       [](const CfgNode& n, const std::string& k, S& s) {
+         s.buffer_bytes = n.size(k, s.buffer_bytes, s.cell_bytes, 4ull << 30);
+       },
+       [](const S& s) { return core::format_size(s.buffer_bytes); }},
+      keys::integer<S>("write_cells_per_cycle", ROCESIM_MEMBER(write_cells_per_cycle), 1, 4096,
+                       "memory write bandwidth; more cells in a cycle wait for the next"),
+      keys::integer<S>("read_cells_per_cycle", ROCESIM_MEMBER(read_cells_per_cycle), 1, 4096,
+                       "memory read bandwidth; more cells in a cycle wait for the next"),
+  };
+  return t;
+}
+
+const KeyTable<SwitchSpec>& pools_keys() {
+  using S = SwitchSpec;
+  static const KeyTable<S> t{
+      keys::size<S>("ingress_lossless", ROCESIM_MEMBER(ingress_lossless_pool), 0, UINT64_MAX,
+                    "shared size of the ingress lossless service pool"),
+      keys::size<S>("ingress_lossy", ROCESIM_MEMBER(ingress_lossy_pool), 0, UINT64_MAX,
+                    "shared size of the ingress lossy service pool"),
+      keys::size<S>("egress_lossless", ROCESIM_MEMBER(egress_lossless_pool), 0, UINT64_MAX,
+                    "shared size of the egress lossless service pool"),
+      keys::size<S>("egress_lossy", ROCESIM_MEMBER(egress_lossy_pool), 0, UINT64_MAX,
+                    "shared size of the egress lossy service pool"),
+  };
+  return t;
+}
+
+// A buffer profile (SONiC BUFFER_PROFILE); `headroom` only in lossless PG profiles.
+KeyTable<ProfileSpec> make_profile_keys(bool headroom) {
+  using S = ProfileSpec;
+  KeyTable<S> t{
+      keys::choice<S>(
+          "pool", kPoolNames, [](const S& p) { return p.pool; }, [](S& p, const std::string& w) { p.pool = w; },
+          "service pool the profile's shared use counts against"),
+      keys::size<S>("reserved", ROCESIM_MEMBER(reserved_bytes), 0, UINT64_MAX,
+                    "guaranteed (reserved) bytes per PG or queue (SONiC `size`)"),
+      // dynamic_th and static_th: one of the two; the one in force is written.
+      {"dynamic_th", "integer, " + std::to_string(mmu::kMinDynamicTh) + " .. " + std::to_string(mmu::kMaxDynamicTh),
+       "dynamic threshold N: alpha = 2^N, shared limit alpha x (pool size - pool used) (Choudhury & Hahne)",
+       [](const CfgNode& n, const std::string& k, S& p) {
+         if (n.has(k)) {
+           if (n.has("static_th")) n.fail_key("static_th", "give either dynamic_th or static_th, not both");
+           p.dynamic = true;
+         }
+         p.dynamic_th = static_cast<int>(n.integer(k, p.dynamic_th, mmu::kMinDynamicTh, mmu::kMaxDynamicTh));
+       },
+       [](const S& p) { return p.dynamic ? std::to_string(p.dynamic_th) : std::string(); }},
+      {"static_th", "size, at least 1B", "instead: a static cap on the shared use",
+       [](const CfgNode& n, const std::string& k, S& p) {
+         if (n.has(k)) {
+           p.dynamic = false;
+           p.static_bytes = n.size(k, p.static_bytes, 1);
+         }
+       },
+       [](const S& p) { return p.dynamic ? std::string() : core::format_size(p.static_bytes); }, "none"},
+  };
+  if (headroom)
+    t.push_back(keys::size<S>("headroom", ROCESIM_MEMBER(headroom_bytes), 0, UINT64_MAX,
+                              "per-PG headroom (SONiC `xoff`) with `pfc.headroom: profile`"));
+  return t;
+}
+const KeyTable<ProfileSpec>& pg_profile_keys() {
+  static const KeyTable<ProfileSpec> t = make_profile_keys(true);
+  return t;
+}
+const KeyTable<ProfileSpec>& profile_keys() {
+  static const KeyTable<ProfileSpec> t = make_profile_keys(false);
+  return t;
+}
+
+std::string profile_default(const ProfileSpec& p) { return "`" + emit_flow(profile_keys(), p) + "`"; }
+
+const KeyTable<SwitchSpec>& mmu_keys() {
+  using S = SwitchSpec;
+  static const S d{};
+  static const KeyTable<S> t{
+      keys::map<S>("pools", ROCESIM_SELF, &pools_keys, "the four service pools: the keys `mmu.pools.*` below",
+                   "`" + emit_flow(pools_keys(), d) + "`"),
+      keys::size<S>("shared_headroom", ROCESIM_MEMBER(shared_headroom_bytes), 0, UINT64_MAX,
+                    "shared headroom pool; `0` reserves each lossless PG its own headroom"),
+      {"lossless_pgs", "list of 0 .. 7", "PFC-enabled priority groups (SONiC default 3, 4)",
+       [](const CfgNode& n, const std::string& k, S& s) {
+         if (!n.has(k)) return;
+         s.lossless_pgs.clear();
+         for (const CfgNode& e : n.seq(k)) s.lossless_pgs.push_back(static_cast<uint32_t>(e.as_integer(0, 7)));
+       },
+       [](const S& s) {
+         std::string o;
+         for (uint32_t pg : s.lossless_pgs) o += (o.empty() ? "" : ", ") + std::to_string(pg);
+         return "[" + o + "]";
+       }},
+      keys::map<S>("pg_lossless", ROCESIM_MEMBER(pg_lossless), &pg_profile_keys,
+                   "ingress profile of lossless PGs (keys: `pool`, `reserved`, `dynamic_th` or `static_th`, "
+                   "`headroom`)",
+                   "`" + emit_flow(pg_profile_keys(), d.pg_lossless) + "`"),
+      keys::map<S>("pg_lossy", ROCESIM_MEMBER(pg_lossy), &profile_keys,
+                   "ingress profile of the other PGs (keys: `pool`, `reserved`, `dynamic_th` or `static_th`)",
+                   profile_default(d.pg_lossy)),
+      keys::map<S>("queue_lossless", ROCESIM_MEMBER(queue_lossless), &profile_keys,
+                   "egress profile of queues that carry a lossless PG's traffic", profile_default(d.queue_lossless)),
+      keys::map<S>("queue_lossy", ROCESIM_MEMBER(queue_lossy), &profile_keys, "egress profile of the other queues",
+                   profile_default(d.queue_lossy)),
+  };
+  return t;
+}
+
+// A QoS map of 8 entries 0..7 (index: PCP or TC).
+Key<sw::QosConfig> u8_list(std::string name, std::array<uint8_t, 8> sw::QosConfig::*member, std::string doc) {
+  using S = sw::QosConfig;
+  return {name, "list of 8, each 0 .. 7", std::move(doc),
+          [member](const CfgNode& n, const std::string& k, S& q) {
+            if (!n.has(k)) return;
+            const std::vector<CfgNode> items = n.seq(k);
+            if (items.size() != 8) n.fail_key(k, "expected a list of 8 entries");
+            for (size_t i = 0; i < 8; ++i) (q.*member)[i] = static_cast<uint8_t>(items[i].as_integer(0, 7));
+          },
+          [member](const S& q) {
+            std::string o;
+            for (uint8_t v : q.*member) o += (o.empty() ? "" : ", ") + std::to_string(v);
+            return "[" + o + "]";
+          }};
+}
+
+const KeyTable<sw::QosConfig>& qos_keys() {
+  using S = sw::QosConfig;
+  static const KeyTable<S> t{
+      keys::choice<S>(
+          "trust", {"dscp", "pcp"}, [](const S& q) { return std::string(q.trust_dscp ? "dscp" : "pcp"); },
+          [](S& q, const std::string& w) { q.trust_dscp = w == "dscp"; },
+          "which field picks the traffic class (untagged frames under `pcp` use TC 0)"),
+      {"dscp_to_tc", "map DSCP (0 .. 63) -> TC (0 .. 7)",
+       "RoCE data (DSCP 24, 26) on TC 3, CNP (DSCP 48) on 6; a given map replaces the default, DSCPs not in it "
+       "map to TC 0",
+       [](const CfgNode& n, const std::string& k, S& q) {
+         if (!n.has(k)) {
+           (void)n.map(k);
+           return;
+         }
+         const CfgNode map = n.map(k);
+         q.dscp_to_tc.fill(0);
+         for (const std::string& key : map.keys()) {
+           int64_t dscp = -1;
+           try {
+             size_t used = 0;
+             dscp = std::stoll(key, &used);
+             if (used != key.size()) dscp = -1;
+           } catch (...) {
+             dscp = -1;
+           }
+           if (dscp < 0 || dscp > 63) map.fail_key(key, "DSCP keys must be integers 0..63");
+           q.dscp_to_tc[static_cast<size_t>(dscp)] = static_cast<uint8_t>(map.integer(key, 0, 0, 7));
+         }
+         map.finish();
+       },
+       [](const S& q) {
+         std::string o;
+         for (int d = 0; d < 64; ++d)
+           if (q.dscp_to_tc[d]) o += (o.empty() ? "" : ", ") + std::to_string(d) + ": " + std::to_string(q.dscp_to_tc[d]);
+         return "{" + o + "}";
+       }},
+      u8_list("pcp_to_tc", &S::pcp_to_tc, "traffic class of each PCP (SONiC DOT1P_TO_TC_MAP)"),
+      u8_list("tc_to_queue", &S::tc_to_queue, "egress queue of each traffic class (SONiC TC_TO_QUEUE_MAP)"),
+      u8_list("tc_to_pg", &S::tc_to_pg, "priority group of each traffic class (SONiC TC_TO_PRIORITY_GROUP_MAP)"),
+  };
+  return t;
+}
+
+constexpr uint64_t kMaxShaperRate = 10000000000000ull;  // 10 Tbps
+
+const KeyTable<SwitchSpec::Shaper>& shaper_keys() {
+  using S = SwitchSpec::Shaper;
+  static const KeyTable<S> t{
+      keys::rate<S>("rate", ROCESIM_MEMBER(rate_bps), 0, kMaxShaperRate, "token rate; `0bps` is no shaper"),
+      keys::size<S>("burst", ROCESIM_MEMBER(burst_bytes), 0, 1 << 20, "bucket depth"),
+  };
+  return t;
+}
+
+const KeyTable<SwitchSpec::QueueSched>& queue_sched_keys() {
+  using S = SwitchSpec::QueueSched;
+  static const KeyTable<S> t{
+      keys::choice<S>(
+          "mode", {"strict", "dwrr"}, [](const S& q) { return std::string(q.strict ? "strict" : "dwrr"); },
+          [](S& q, const std::string& w) { q.strict = w == "strict"; },
+          "`strict` (strict queues first, the higher queue wins) or `dwrr`"),
+      keys::integer<S>("weight", ROCESIM_MEMBER(weight), 1, 1000, "DWRR weight: the queue's quantum is weight x quantum"),
+      // Written only when shaped, so the resolved config stays short.
+      {"shaper", "`{rate, burst}`", "token bucket on the queue (`rate`, `burst` as `scheduler.shaper`)",
+       [](const CfgNode& n, const std::string& k, S& q) {
+         const CfgNode m = n.map(k);
+         read_keys(shaper_keys(), m, q.shaper);
+         m.finish();
+       },
+       [](const S& q) { return q.shaper.rate_bps ? emit_flow(shaper_keys(), q.shaper) : std::string(); }, "none"},
+  };
+  return t;
+}
+
+// A map with keys "0".."7" (egress queues); each present entry read by `one`.
+void read_queue_map(const CfgNode& n, const std::string& key, const std::function<void(const CfgNode&, int)>& one) {
+  const CfgNode m = n.map(key);
+  for (const std::string& k : m.keys()) {
+    if (k.size() != 1 || k[0] < '0' || k[0] > '7') m.fail_key(k, "queue keys are 0..7");
+    one(m.map(k), k[0] - '0');
+  }
+  m.finish();
+}
+
+const KeyTable<SwitchSpec>& scheduler_keys() {
+  using S = SwitchSpec;
+  static const KeyTable<S> t = [] {
+    KeyTable<S> t{
+      {"quantum", "`auto` or size, 64B .. 1MiB",
+       "DWRR quantum of weight 1 (weight w gets w x quantum); `auto` = the largest frame (`hosts.mtu` + 82 B), the "
+       "smallest that lets every turn send",
+       [](const CfgNode& n, const std::string& k, S& s) {
+         if (n.str(k, "auto") != "auto") s.sched_quantum_bytes = n.size(k, 0, 64, 1 << 20);
+       },
+       [](const S& s) { return s.sched_quantum_bytes ? core::format_size(s.sched_quantum_bytes) : std::string("auto"); }},
+      {"queues", "map queue (0 .. 7) -> `{mode, weight, shaper}`",
+       "per egress queue: `mode`, `weight` and `shaper` (the keys `scheduler.queues.Q.*` below); queues not given "
+       "keep their defaults",
+       [](const CfgNode& n, const std::string& k, S& s) {
+         read_queue_map(n, k, [&s](const CfgNode& q, int i) {
+           read_keys(queue_sched_keys(), q, s.sched_queues[i]);
+           q.finish();
+         });
+       },
+       [](const S& s) {
+         std::string o;
+         for (int q = 0; q < 8; ++q)
+           o += (q ? ", " : "") + std::to_string(q) + ": " + emit_flow(queue_sched_keys(), s.sched_queues[q]);
+         return "{" + o + "}";
+       },
+       "6, 7 strict; 0 .. 5 `dwrr` weight 1"},
+      keys::map<S>("shaper", ROCESIM_MEMBER(port_shaper), &shaper_keys,
+                   "token bucket on the whole port, after the queue choice (`rate`, `burst`)",
+                   "`" + emit_flow(shaper_keys(), SwitchSpec::Shaper{}) + "` (no shaper)"),
+    };
+    // `queues:` in block form: one line per queue.
+    t[1].block = [](const S& s, const std::string& indent) {
+      std::string o;
+      for (int q = 0; q < 8; ++q) o += indent + std::to_string(q) + ": " + emit_flow(queue_sched_keys(), s.sched_queues[q]) + "\n";
+      return o;
+    };
+    return t;
+  }();
+  return t;
+}
+
+// One ECN marker with the switch's cell size (a `unit` converts thresholds).
+struct MarkerSpec {
+  ecn::MarkerConfig c;
+  uint32_t cell_bytes = 256;
+};
+
+// A threshold: a size in bytes, or a plain integer of cells with `unit: cells`.
+Key<MarkerSpec> amount(std::string name, uint64_t ecn::MarkerConfig::*member, std::string doc) {
+  return {name, "size, or integer cells with `unit: cells`", std::move(doc),
+          [member](const CfgNode& n, const std::string& k, MarkerSpec& m) {
+            uint64_t& v = m.c.*member;
+            v = m.c.unit == ecn::MarkerConfig::Unit::cells
+                    ? static_cast<uint64_t>(n.integer(k, static_cast<int64_t>(v), 0, INT64_MAX))
+                    : n.size(k, v);
+          },
+          [member](const MarkerSpec& m) {
+            const uint64_t v = m.c.*member;
+            return m.c.unit == ecn::MarkerConfig::Unit::cells ? std::to_string(v) : core::format_size(v);
+          }};
+}
+
+const KeyTable<MarkerSpec>& marker_keys() {
+  using S = MarkerSpec;
+  using M = ecn::MarkerConfig;
+  static const KeyTable<S> t{
+      keys::choice<S>(
+          "mode", {"off", "threshold", "wred", "hysteresis"}, [](const S& m) { return std::string(ecn::mode_name(m.c.mode)); },
+          [](S& m, const std::string& w) {
+            m.c.mode = w == "off" ? M::Mode::off : w == "threshold" ? M::Mode::threshold : w == "wred" ? M::Mode::wred
+                                                                                                   : M::Mode::hysteresis;
+          },
+          "ECN marker of the egress queues (below)"),
+      keys::choice<S>(
+          "point", {"enqueue", "dequeue"}, [](const S& m) { return std::string(ecn::point_name(m.c.point)); },
+          [](S& m, const std::string& w) { m.c.point = w == "enqueue" ? M::Point::enqueue : M::Point::dequeue; },
+          "when the queue is measured and the packet marked"),
+      // Before the thresholds: a `unit` different from the inherited one
+      // converts the inherited thresholds first (ecn::MarkerConfig::in_unit:
+      // bytes -> cells rounded up at the cell size), so `unit: cells` alone
+      // gives the byte defaults in cells, not 100000 cells.
+      keys::choice<S>(
+          "unit", {"bytes", "cells"}, [](const S& m) { return std::string(ecn::unit_name(m.c.unit)); },
+          [](S& m, const std::string& w) { m.c = m.c.in_unit(w == "cells" ? M::Unit::cells : M::Unit::bytes, m.cell_bytes); },
+          "what the queue length and the thresholds count. With `cells` (what the RTL counts) thresholds are "
+          "integers of cells, and those not given are the byte values converted at `buffer.cell`, rounded up: the "
+          "defaults become 391, 391, 1563, 782, 391 cells at 256 B. A per-queue `unit` converts what it inherits "
+          "the same way (cells to bytes: times the cell size)"),
+      amount("k", &M::k, "`threshold`: mark when the queue exceeds K (q > K)"),
+      amount("kmin", &M::kmin, "`wred`: no mark at or below Kmin"),
+      amount("kmax", &M::kmax, "`wred`: probability Pmax (q-Kmin)/(Kmax-Kmin) up to Kmax, always above"),
+      {"pmax", "number, 0 .. 1", "`wred`: the probability at Kmax, used as round(Pmax x 2^32)",
+       [](const CfgNode& n, const std::string& k, S& m) { m.c.pmax = n.real(k, m.c.pmax, 0.0, 1.0); },
+       [](const S& m) { return real_text(m.c.pmax); }},
+      amount("k_high", &M::k_high, "`hysteresis`: start marking above K_high"),
+      amount("k_low", &M::k_low, "`hysteresis`: stop below K_low"),
+  };
+  return t;
+}
+
+// The marker keys of `m` from n (its own validation); the caller finishes n.
+void read_marker(const CfgNode& n, ecn::MarkerConfig& c, uint32_t cell_bytes) {
+  MarkerSpec m{c, cell_bytes};
+  read_keys(marker_keys(), n, m);
+  c = m.c;
+  const std::vector<std::string> errs = c.validate();
+  if (!errs.empty()) n.fail(errs.front());
+}
+std::string marker_text(const ecn::MarkerConfig& c) {
+  const std::string f = emit_flow(marker_keys(), MarkerSpec{c, 0});
+  return f.substr(1, f.size() - 2);  // without the braces
+}
+
+const KeyTable<SwitchSpec>& ecn_keys() {
+  using S = SwitchSpec;
+  static const KeyTable<S> t{
+      {"marker", "", "", [](const CfgNode& n, const std::string&, S& s) { read_marker(n, s.ecn, s.cell_bytes); },
+       [](const S& s) { return marker_text(s.ecn); }},
+      keys::boolean<S>("lossless_only", ROCESIM_MEMBER(ecn_lossless_only),
+                       "the marker applies to queues that carry lossless traffic; the others are off"),
+      {"queues", "map queue (0 .. 7) -> marker",
+       "per-queue overrides, e.g. `{3: {mode: threshold, k: 64KiB}}`; unset keys inherit the section's (also its "
+       "`unit`, before this entry's `unit` converts them)",
+       [](const CfgNode& n, const std::string& k, S& s) {
+         read_queue_map(n, k, [&s](const CfgNode& q, int i) {
+           s.ecn_override[i] = true;
+           s.ecn_queue[i] = s.ecn;
+           read_marker(q, s.ecn_queue[i], s.cell_bytes);
+           q.finish();
+         });
+       },
+       [](const S& s) {
+         std::string o;
+         for (int q = 0; q < 8; ++q)
+           if (s.ecn_override[q]) o += (o.empty() ? "" : ", ") + std::to_string(q) + ": {" + marker_text(s.ecn_queue[q]) + "}";
+         return "{" + o + "}";
+       }},
+  };
+  return t;
+}
+
+// `ecn:` is one flat map: the marker's keys and the two of its own ("marker"
+// stands for the marker's keys at the section's level). Flow and block forms.
+std::string ecn_text(const SwitchSpec& s) {
+  std::string o;
+  for (const Key<SwitchSpec>& k : ecn_keys())
+    o += (o.empty() ? "" : ", ") + (k.name == "marker" ? k.emit(s) : k.name + ": " + k.emit(s));
+  return "{" + o + "}";
+}
+std::string ecn_block(const SwitchSpec& s, const std::string& indent) {
+  std::string o = emit_keys(marker_keys(), MarkerSpec{s.ecn, s.cell_bytes}, indent);
+  o += indent + "lossless_only: " + (s.ecn_lossless_only ? "true" : "false") + "\n";
+  std::string q;
+  for (int i = 0; i < 8; ++i)
+    if (s.ecn_override[i]) q += indent + "  " + std::to_string(i) + ": {" + marker_text(s.ecn_queue[i]) + "}\n";
+  return o + indent + "queues:" + (q.empty() ? " {}\n" : "\n" + q);
+}
+
+const KeyTable<SwitchSpec>& switch_keys() {
+  using S = SwitchSpec;
+  static const S d{};
+  static const KeyTable<S> t = [] {
+    Key<S> ecn{"ecn", "map", "the ECN marker: the keys `ecn.*` below",
+               [](const CfgNode& n, const std::string& k, S& s) {
+                 const CfgNode e = n.map(k);
+                 read_keys(ecn_keys(), e, s);
+                 e.finish();
+               },
+               ecn_text, "see below"};
+    ecn.block = ecn_block;
+    return KeyTable<S>{
+        keys::time<S>("clock_period", ROCESIM_MEMBER(clock_period_ps), 100, 100000,
+                      "core clock period; pipeline delays are cycles of it, applied from the next clock edge"),
+        keys::map<S>("pipeline", ROCESIM_SELF, &pipeline_keys,
+                     "stage latencies in cycles: the keys `pipeline.*` below", "`" + emit_flow(pipeline_keys(), d) + "`"),
+        keys::boolean<S>("cut_through", ROCESIM_MEMBER(cut_through),
+                         "forward once the headers are in when the egress is idle, empty and not faster; else "
+                         "store-and-forward"),
+        keys::map<S>("buffer", ROCESIM_SELF, &buffer_keys, "the packet buffer memory: the keys `buffer.*` below"),
+        keys::map<S>("mmu", ROCESIM_SELF, &mmu_keys, "admission: pools and profiles, the keys `mmu.*` below"),
+        keys::map<S>("qos", ROCESIM_MEMBER(qos), &qos_keys, "classification maps: the keys `qos.*` below"),
+        keys::integer<S>("hash_seed", ROCESIM_MEMBER(hash_seed), 0, UINT32_MAX,
+                         "ECMP hash seed; 0 derives one from the switch name and the run seed"),
+        keys::map<S>("scheduler", ROCESIM_SELF, &scheduler_keys, "egress scheduling: the keys `scheduler.*` below"),
+        ecn,
+    };
+  }();
+  return t;
+}
+
+// Rows of the keys that are not nested maps (whose own keys have rows).
+template <class S>
+std::string leaf_rows(const KeyTable<S>& t, const S& defaults, const std::string& prefix) {
+  KeyTable<S> leaves;
+  for (const Key<S>& k : t)
+    if (k.type != "map" && k.name != "marker") leaves.push_back(k);
+  return reference_rows(leaves, defaults, prefix);
+}
+
 }  // namespace
 
 SwitchSpec read_switch(const CfgNode& n) {
   SwitchSpec s;
-  s.clock_period_ps = n.time("clock_period", s.clock_period_ps, 100, 100000);
-  const CfgNode pipe = n.map("pipeline");
-  s.cycles.parser = static_cast<uint32_t>(pipe.integer("parser", s.cycles.parser, 0, 100000));
-  s.cycles.lookup = static_cast<uint32_t>(pipe.integer("lookup", s.cycles.lookup, 0, 100000));
-  s.cycles.mmu = static_cast<uint32_t>(pipe.integer("mmu", s.cycles.mmu, 0, 100000));
-  s.cycles.egress = static_cast<uint32_t>(pipe.integer("egress", s.cycles.egress, 0, 100000));
-  pipe.finish();
-  s.cut_through = n.boolean("cut_through", s.cut_through);
-
-  const CfgNode buf = n.map("buffer");
-  s.cell_bytes = static_cast<uint32_t>(buf.size("cell", s.cell_bytes, 64, 16384));
-  s.buffer_bytes = buf.size("size", s.buffer_bytes, s.cell_bytes, 4ull << 30);
-  s.write_cells_per_cycle = static_cast<uint32_t>(buf.integer("write_cells_per_cycle", s.write_cells_per_cycle, 1, 4096));
-  s.read_cells_per_cycle = static_cast<uint32_t>(buf.integer("read_cells_per_cycle", s.read_cells_per_cycle, 1, 4096));
-  buf.finish();
-
-  const CfgNode m = n.map("mmu");
-  const CfgNode pools = m.map("pools");
-  s.ingress_lossless_pool = pools.size("ingress_lossless", s.ingress_lossless_pool);
-  s.ingress_lossy_pool = pools.size("ingress_lossy", s.ingress_lossy_pool);
-  s.egress_lossless_pool = pools.size("egress_lossless", s.egress_lossless_pool);
-  s.egress_lossy_pool = pools.size("egress_lossy", s.egress_lossy_pool);
-  pools.finish();
-  s.shared_headroom_bytes = m.size("shared_headroom", s.shared_headroom_bytes);
-  if (m.has("lossless_pgs")) {
-    s.lossless_pgs.clear();
-    for (const CfgNode& e : m.seq("lossless_pgs")) s.lossless_pgs.push_back(static_cast<uint32_t>(e.as_integer(0, 7)));
-  } else {
-    (void)m.seq("lossless_pgs");
-  }
-  read_profile(m.map("pg_lossless"), s.pg_lossless, true);
-  read_profile(m.map("pg_lossy"), s.pg_lossy, false);
-  read_profile(m.map("queue_lossless"), s.queue_lossless, false);
-  read_profile(m.map("queue_lossy"), s.queue_lossy, false);
-  m.finish();
-
-  const CfgNode q = n.map("qos");
-  s.qos.trust_dscp = q.choice("trust", "dscp", {"dscp", "pcp"}) == "dscp";
-  if (q.has("dscp_to_tc")) {
-    const CfgNode map = q.map("dscp_to_tc");
-    s.qos.dscp_to_tc.fill(0);
-    for (const std::string& k : map.keys()) {
-      int64_t dscp = -1;
-      try {
-        size_t used = 0;
-        dscp = std::stoll(k, &used);
-        if (used != k.size()) dscp = -1;
-      } catch (...) {
-        dscp = -1;
-      }
-      if (dscp < 0 || dscp > 63) map.fail_key(k, "DSCP keys must be integers 0..63");
-      s.qos.dscp_to_tc[static_cast<size_t>(dscp)] = static_cast<uint8_t>(map.integer(k, 0, 0, 7));
-    }
-    map.finish();
-  } else {
-    (void)q.map("dscp_to_tc");
-  }
-  read_u8_list(q, "pcp_to_tc", s.qos.pcp_to_tc, 7);
-  read_u8_list(q, "tc_to_queue", s.qos.tc_to_queue, 7);
-  read_u8_list(q, "tc_to_pg", s.qos.tc_to_pg, 7);
-  q.finish();
-  s.hash_seed = static_cast<uint32_t>(n.integer("hash_seed", 0, 0, UINT32_MAX));
-  const CfgNode sc = n.map("scheduler");
-  if (sc.str("quantum", "auto") != "auto") s.sched_quantum_bytes = sc.size("quantum", 0, 64, 1 << 20);
-  const CfgNode sq = sc.map("queues");
-  for (const std::string& k : sq.keys()) {
-    if (k.size() != 1 || k[0] < '0' || k[0] > '7') sq.fail_key(k, "queue keys are 0..7");
-    SwitchSpec::QueueSched& qs = s.sched_queues[k[0] - '0'];
-    const CfgNode qn = sq.map(k);
-    qs.strict = qn.choice("mode", qs.strict ? "strict" : "dwrr", {"strict", "dwrr"}) == "strict";
-    qs.weight = static_cast<uint32_t>(qn.integer("weight", qs.weight, 1, 1000));
-    const CfgNode sh = qn.map("shaper");
-    qs.shaper_rate_bps = sh.rate("rate", qs.shaper_rate_bps, 0, 10000000000000ull);
-    qs.shaper_burst_bytes = sh.size("burst", qs.shaper_burst_bytes ? qs.shaper_burst_bytes : 16384, 0, 1 << 20);
-    sh.finish();
-    qn.finish();
-  }
-  sq.finish();
-  const CfgNode psh = sc.map("shaper");
-  s.port_shaper_rate_bps = psh.rate("rate", s.port_shaper_rate_bps, 0, 10000000000000ull);
-  s.port_shaper_burst_bytes = psh.size("burst", 16384, 0, 1 << 20);
-  psh.finish();
-  sc.finish();
-  const CfgNode e = n.map("ecn");
-  read_marker(e, s.ecn, true, s.cell_bytes);
-  s.ecn_lossless_only = e.boolean("lossless_only", s.ecn_lossless_only);
-  const CfgNode qs = e.map("queues");
-  for (const std::string& k : qs.keys()) {
-    if (k.size() != 1 || k[0] < '0' || k[0] > '7') qs.fail_key(k, "queue keys are 0..7");
-    const int q = k[0] - '0';
-    s.ecn_override[q] = true;
-    s.ecn_queue[q] = s.ecn;
-    read_marker(qs.map(k), s.ecn_queue[q], false, s.cell_bytes);
-  }
-  qs.finish();
-  e.finish();
+  read_keys(switch_keys(), n, s);
   n.finish();
   return s;
 }
+
+std::string switch_key_reference() {
+  const SwitchSpec d{};
+  std::string o = reference_header() + leaf_rows(switch_keys(), d, "") + leaf_rows(pipeline_keys(), d, "pipeline.") +
+                  leaf_rows(buffer_keys(), d, "buffer.") + leaf_rows(pools_keys(), d, "mmu.pools.") +
+                  leaf_rows(mmu_keys(), d, "mmu.");
+  const std::pair<const char*, const ProfileSpec*> profiles[] = {{"pg_lossless", &d.pg_lossless},
+                                                                 {"pg_lossy", &d.pg_lossy},
+                                                                 {"queue_lossless", &d.queue_lossless},
+                                                                 {"queue_lossy", &d.queue_lossy}};
+  for (const auto& [name, p] : profiles)
+    o += leaf_rows(p == &d.pg_lossless ? pg_profile_keys() : profile_keys(), *p, std::string("mmu.") + name + ".");
+  o += leaf_rows(qos_keys(), d.qos, "qos.") + leaf_rows(scheduler_keys(), d, "scheduler.") +
+       leaf_rows(queue_sched_keys(), SwitchSpec::QueueSched{}, "scheduler.queues.Q.") +
+       leaf_rows(shaper_keys(), SwitchSpec::Shaper{}, "scheduler.shaper.") +
+       leaf_rows(marker_keys(), MarkerSpec{d.ecn, d.cell_bytes}, "ecn.") + leaf_rows(ecn_keys(), d, "ecn.");
+  return o;
+}
+
+std::string emit_switch(const SwitchSpec& s) { return emit_keys(switch_keys(), s, "  "); }
 
 sw::SwitchConfig make_switch_config(const SwitchSpec& s, const PfcSpec& pfc, const std::vector<PortPhys>& ports,
                                     uint32_t max_frame_bytes) {
@@ -300,10 +594,9 @@ sw::SwitchConfig make_switch_config(const SwitchSpec& s, const PfcSpec& pfc, con
     sp.queues[q].mode = qs.strict ? sched::Mode::strict : sched::Mode::dwrr;
     sp.queues[q].quantum_bytes = qs.strict ? 0 : sched::quantum_for_weight(qs.weight, base);
     // A burst without a rate means no shaper.
-    sp.queues[q].shaper = {qs.shaper_rate_bps, qs.shaper_rate_bps ? static_cast<uint32_t>(qs.shaper_burst_bytes) : 0u};
+    sp.queues[q].shaper = {qs.shaper.rate_bps, qs.shaper.rate_bps ? static_cast<uint32_t>(qs.shaper.burst_bytes) : 0u};
   }
-  sp.shaper = {s.port_shaper_rate_bps,
-               s.port_shaper_rate_bps ? static_cast<uint32_t>(s.port_shaper_burst_bytes) : 0u};
+  sp.shaper = {s.port_shaper.rate_bps, s.port_shaper.rate_bps ? static_cast<uint32_t>(s.port_shaper.burst_bytes) : 0u};
   // ECN per queue.
   for (int q = 0; q < 8; ++q) {
     if (s.ecn_override[q]) {
@@ -519,95 +812,6 @@ void check_switch_config(const SwitchSpec& s, const PfcSpec& pfc, const std::vec
   if (!errors.empty())
     where.fail("invalid buffer configuration for a " + std::to_string(nports) + "-port switch: " + errors.front() +
                (errors.size() > 1 ? " (and " + std::to_string(errors.size() - 1) + " more)" : ""));
-}
-
-namespace {
-void emit_profile(std::ostringstream& o, const char* name, const ProfileSpec& p, bool headroom) {
-  o << "    " << name << ": {pool: " << p.pool << ", reserved: " << core::format_size(p.reserved_bytes);
-  if (p.dynamic) {
-    o << ", dynamic_th: " << p.dynamic_th;
-  } else {
-    o << ", static_th: " << core::format_size(p.static_bytes);
-  }
-  if (headroom) o << ", headroom: " << core::format_size(p.headroom_bytes);
-  o << "}\n";
-}
-template <size_t N>
-void emit_list(std::ostringstream& o, const char* name, const std::array<uint8_t, N>& a) {
-  o << "    " << name << ": [";
-  for (size_t i = 0; i < N; ++i) o << (i ? ", " : "") << int(a[i]);
-  o << "]\n";
-}
-}  // namespace
-
-std::string emit_switch(const SwitchSpec& s) {
-  std::ostringstream o;
-  o << "  clock_period: " << core::format_time(s.clock_period_ps) << "\n";
-  o << "  pipeline: {parser: " << s.cycles.parser << ", lookup: " << s.cycles.lookup << ", mmu: " << s.cycles.mmu
-    << ", egress: " << s.cycles.egress << "}\n";
-  o << "  cut_through: " << (s.cut_through ? "true" : "false") << "\n";
-  o << "  buffer: {size: " << core::format_size(s.buffer_bytes) << ", cell: " << core::format_size(s.cell_bytes)
-    << ", write_cells_per_cycle: " << s.write_cells_per_cycle << ", read_cells_per_cycle: " << s.read_cells_per_cycle
-    << "}\n";
-  o << "  mmu:\n";
-  o << "    pools: {ingress_lossless: " << core::format_size(s.ingress_lossless_pool)
-    << ", ingress_lossy: " << core::format_size(s.ingress_lossy_pool)
-    << ", egress_lossless: " << core::format_size(s.egress_lossless_pool)
-    << ", egress_lossy: " << core::format_size(s.egress_lossy_pool) << "}\n";
-  o << "    shared_headroom: " << core::format_size(s.shared_headroom_bytes) << "\n";
-  o << "    lossless_pgs: [";
-  for (size_t i = 0; i < s.lossless_pgs.size(); ++i) o << (i ? ", " : "") << s.lossless_pgs[i];
-  o << "]\n";
-  emit_profile(o, "pg_lossless", s.pg_lossless, true);
-  emit_profile(o, "pg_lossy", s.pg_lossy, false);
-  emit_profile(o, "queue_lossless", s.queue_lossless, false);
-  emit_profile(o, "queue_lossy", s.queue_lossy, false);
-  o << "  qos:\n";
-  o << "    trust: " << (s.qos.trust_dscp ? "dscp" : "pcp") << "\n";
-  o << "    dscp_to_tc: {";
-  bool first = true;
-  for (int d = 0; d < 64; ++d) {
-    if (!s.qos.dscp_to_tc[d]) continue;
-    o << (first ? "" : ", ") << d << ": " << int(s.qos.dscp_to_tc[d]);
-    first = false;
-  }
-  o << "}\n";
-  emit_list(o, "pcp_to_tc", s.qos.pcp_to_tc);
-  emit_list(o, "tc_to_queue", s.qos.tc_to_queue);
-  emit_list(o, "tc_to_pg", s.qos.tc_to_pg);
-  o << "  hash_seed: " << s.hash_seed << "\n";
-  o << "  scheduler:\n    quantum: "
-    << (s.sched_quantum_bytes ? core::format_size(s.sched_quantum_bytes) : std::string("auto")) << "\n    queues: {";
-  for (int q = 0; q < 8; ++q) {
-    const SwitchSpec::QueueSched& qs = s.sched_queues[q];
-    o << (q ? ", " : "") << q << ": {mode: " << (qs.strict ? "strict" : "dwrr") << ", weight: " << qs.weight;
-    if (qs.shaper_rate_bps)
-      o << ", shaper: {rate: " << core::format_rate(qs.shaper_rate_bps)
-        << ", burst: " << core::format_size(qs.shaper_burst_bytes) << "}";
-    o << "}";
-  }
-  o << "}\n    shaper: {rate: " << core::format_rate(s.port_shaper_rate_bps)
-    << ", burst: " << core::format_size(s.port_shaper_burst_bytes) << "}\n";
-  auto marker = [&](const ecn::MarkerConfig& c) {
-    const bool cells = c.unit == ecn::MarkerConfig::Unit::cells;
-    auto amount = [&](uint64_t v) { return cells ? std::to_string(v) : core::format_size(v); };
-    std::ostringstream m;
-    m << "mode: " << ecn::mode_name(c.mode) << ", point: " << ecn::point_name(c.point)
-      << ", unit: " << ecn::unit_name(c.unit) << ", k: " << amount(c.k) << ", kmin: " << amount(c.kmin)
-      << ", kmax: " << amount(c.kmax) << ", pmax: " << real_text(c.pmax) << ", k_high: " << amount(c.k_high)
-      << ", k_low: " << amount(c.k_low);
-    return m.str();
-  };
-  o << "  ecn: {" << marker(s.ecn) << ", lossless_only: " << (s.ecn_lossless_only ? "true" : "false") << ",\n";
-  o << "        queues: {";
-  bool qfirst = true;
-  for (int q = 0; q < 8; ++q) {
-    if (!s.ecn_override[q]) continue;
-    o << (qfirst ? "" : ", ") << q << ": {" << marker(s.ecn_queue[q]) << "}";
-    qfirst = false;
-  }
-  o << "}}\n";
-  return o.str();
 }
 
 }  // namespace rocesim::sim

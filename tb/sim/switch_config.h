@@ -51,15 +51,19 @@ struct SwitchSpec {
   // Scheduler (switch.scheduler): per queue strict or DWRR with a weight, and
   // optional shapers. Default: queues 6 and 7 strict (CNP on 6), 0..5 DWRR
   // with equal weights (RoCE data on 3, the rest on 0).
+  // A token bucket; a rate of 0 is no shaper (the burst is then unused).
+  struct Shaper {
+    uint64_t rate_bps = 0;
+    uint64_t burst_bytes = 16384;
+  };
   struct QueueSched {
     bool strict = false;
     uint32_t weight = 1;
-    uint64_t shaper_rate_bps = 0;
-    uint64_t shaper_burst_bytes = 0;
+    Shaper shaper;
   };
   std::array<QueueSched, 8> sched_queues = default_sched();
   uint64_t sched_quantum_bytes = 0;   // quantum of weight 1; 0 = the largest frame
-  uint64_t port_shaper_rate_bps = 0, port_shaper_burst_bytes = 0;
+  Shaper port_shaper;
   uint32_t hash_seed = 0;  // 0: derived from the switch name and the run seed
 
   static sw::QosConfig default_qos();
@@ -130,5 +134,7 @@ void check_switch_config(const SwitchSpec& s, const PfcSpec& pfc, const std::vec
                          uint32_t max_frame_bytes, const core::CfgNode& where);
 // YAML text of the section, every default spelled out (indented by two spaces under `switch:`).
 std::string emit_switch(const SwitchSpec& s);
+// The `switch:` key reference (docs/config.md), from the tables that read and emit it.
+std::string switch_key_reference();
 
 }  // namespace rocesim::sim

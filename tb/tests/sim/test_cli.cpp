@@ -205,7 +205,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"pcap_syntax", "", "--pcap h0", "--pcap h0: expected NODE:PORT"},
         BadCase{"topology_kind", "name: t\ntopology: {kind: torus}\n", "", "@:2:18: key 'topology.kind'"},
         BadCase{"topology_file", "name: t\ntopology: {file: nope.yaml}\n", "",
-                "@:2:18: key 'topology.file': cannot open file"},
+                "@:2:18: key 'topology.file': 'nope.yaml': cannot open file"},
         BadCase{"topology_key_of_other_kind", "name: t\ntopology: {kind: single_switch, leaves: 3}\n", "",
                 "@:2:33: key 'topology.leaves': unknown key"},
         BadCase{"fat_tree_odd_k", "name: t\ntopology: {kind: fat_tree, k: 3}\n", "", "@:2:31: key 'topology.k'"},

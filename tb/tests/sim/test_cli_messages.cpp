@@ -67,7 +67,7 @@ TEST(CliMessages, MisspeltKeyInFlowNamed) {
 // The range messages name 1TiB and 1h: both are accepted units, and the
 // bound itself is in range.
 TEST(CliMessages, RangeUnitsAccepted) {
-  expect_refused(run_bad("flows:\n  - {src: h0, dst: h1, size: 2TiB}\n"), "key 'flows[0].size': must be between 1B and 1TiB");
+  expect_refused(run_bad("flows:\n  - {src: h0, dst: h1, size: 2TiB}\n"), "key 'flows[0].size': must be at most 1TiB (got 2TiB)");
   expect_refused(run_bad(std::string("sim:\n  duration: 2h\n") + kFlow), "m.yaml:2:13: key 'sim.duration': must be at most 1h");
   const Result tib = validate("flows:\n  - {src: h0, dst: h1, size: 1TiB}\n");
   EXPECT_EQ(tib.rc, 0) << tib.err;
