@@ -472,8 +472,10 @@ Scenario read_scenario(const core::Config& cfg) {
 }
 
 std::vector<std::string> key_reference_sections() {
-  return {"sim", "topology.single_switch", "topology.leaf_spine", "topology.fat_tree", "topology.ring",
-          "links", "hosts", "pfc", "stats"};
+  std::vector<std::string> v{"sim", "topology.single_switch", "topology.leaf_spine", "topology.fat_tree",
+                             "topology.ring", "links", "hosts", "pfc", "stats"};
+  for (const std::string& k : traffic_kinds()) v.push_back("traffic." + k);
+  return v;
 }
 
 std::string key_reference(const std::string& section) {
@@ -502,6 +504,8 @@ std::string key_reference(const std::string& section) {
     return pfc_key_reference();
   } else if (section == "stats") {
     o += reference_rows(stats_keys(), StatsSection{});
+  } else if (section.rfind("traffic.", 0) == 0) {
+    return traffic_key_reference(section.substr(8));
   } else {
     return "";
   }
