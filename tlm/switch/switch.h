@@ -26,6 +26,12 @@
 // from the header's arrival instead of the last bit; otherwise the packet
 // falls back to store-and-forward.
 //
+// Every buffer, admission, PFC-state and ECN decision is an operation of the
+// queue manager (tlm/qm: enqueue at admission, dequeue when the scheduler
+// picks a queue or the watchdog flushes one, pfc_tick at a refresh), through
+// qm::QueueManagerIf; the switch keeps the timing, the statistics and the
+// frames themselves (a Slot per queued packet's head cell).
+//
 // No process wakes per cycle. Four methods run the chip, each on its own
 // event: on_admit (admissions in time order, a heap of ready times),
 // on_egress_wake (ports whose head becomes eligible or whose read ends),

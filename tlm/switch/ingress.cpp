@@ -1,0 +1,195 @@
+// Ingress and admission: a frame from its ingress MAC through the parser,
+// the forwarding lookup and the queue manager's enqueue (admission, cells,
+// PFC state, ECN at enqueue) to the buffer write and its egress queue.
+#include <algorithm>
+#include <functional>
+
+#include "packet/build.h"
+#include "switch/switch.h"
+
+namespace rocesim::sw {
+
+using namespace sc_core;
+namespace pk = rocesim::packet;
+
+namespace {
+
+pk::DropReason drop_reason(mmu::Verdict v) {
+  switch (v) {
+    case mmu::Verdict::drop_ingress_limit: return pk::DropReason::ingress_limit;
+    case mmu::Verdict::drop_egress_limit: return pk::DropReason::egress_limit;
+    case mmu::Verdict::drop_pool_full: return pk::DropReason::pool_full;
+    case mmu::Verdict::drop_headroom_overflow: return pk::DropReason::headroom_overflow;
+    default: return pk::DropReason::none;
+  }
+}
+
+uint32_t mix32(uint32_t h) {  // murmur3 fmix32: full avalanche of the 5-tuple
+  h ^= h >> 16;
+  h *= 0x85ebca6bu;
+  h ^= h >> 13;
+  h *= 0xc2b2ae35u;
+  h ^= h >> 16;
+  return h;
+}
+
+}  // namespace
+
+uint8_t Switch::traffic_class(const pk::Meta& m) const {
+  const bool ip = m.kind == pk::FrameKind::roce || m.kind == pk::FrameKind::cnp || m.kind == pk::FrameKind::cm ||
+                  m.kind == pk::FrameKind::ipv4_other;
+  if (m_cfg.qos.trust_dscp && ip) return m_cfg.qos.dscp_to_tc[m.dscp & 63];
+  return m.has_vlan ? m_cfg.qos.pcp_to_tc[m.pcp & 7] : 0;
+}
+
+uint32_t Switch::hash5(const pk::Meta& m) const {
+  uint32_t h = m_cfg.hash_seed;
+  h = mix32(h ^ m.src_ip);
+  h = mix32(h ^ m.dst_ip);
+  h = mix32(h ^ (uint32_t(m.proto) << 16 | m.sport));
+  h = mix32(h ^ m.dport);
+  return h;
+}
+
+void Switch::on_rx(uint32_t port, pk::Packet& pkt, const sc_time& delay) {
+  pk::Packet* p = &pkt;
+  const uint64_t first_bit_ps = p->rx_first_bit_ps;
+  const uint64_t now = core::now_ps() + core::to_ps(delay);  // when the last bit (or the header) is in
+  const uint64_t last = first_bit_ps + m_byte_time[port].ps(pk::kPreambleSfdBytes + p->frame_len());
+  const uint64_t front = cycles(m_cfg.cycles.parser + m_cfg.cycles.lookup + m_cfg.cycles.mmu);
+  Pending e;
+  e.p = p;
+  e.last_bit_ps = last;
+  e.cut_through = m_cfg.cut_through && now < last;
+  // Cut-through: now is when the header is in. Store-and-forward: the last bit.
+  e.ready_ps = align(e.cut_through ? now : last) + front;
+  schedule_ingress(e);
+}
+
+void Switch::schedule_ingress(const Pending& e0) {
+  Pending e = e0;
+  e.seq = m_seq++;
+  const bool earliest = m_pending.empty() || e.ready_ps < m_pending.front().ready_ps;
+  m_pending.push_back(e);
+  std::push_heap(m_pending.begin(), m_pending.end(), std::greater<Pending>());
+  if (earliest) m_admit_ev.notify(core::ps(e.ready_ps - core::now_ps()));
+}
+
+void Switch::on_admit() {
+  m_ledger.count_event();
+  const uint64_t now = core::now_ps();
+  while (!m_pending.empty() && m_pending.front().ready_ps <= now) {
+    std::pop_heap(m_pending.begin(), m_pending.end(), std::greater<Pending>());
+    const Pending e = m_pending.back();
+    m_pending.pop_back();
+    admit(e);
+  }
+  if (!m_pending.empty()) m_admit_ev.notify(core::ps(m_pending.front().ready_ps - now));
+}
+
+void Switch::admit(const Pending& e) {
+  pk::Packet* p = e.p;
+  const pk::Meta& m = p->meta;
+  const uint32_t in = p->ingress_port;
+  const uint64_t now = core::now_ps();
+
+  const bool ipv4 = m.kind != pk::FrameKind::unknown && m.kind != pk::FrameKind::pfc;
+  const uint32_t g = ipv4 ? m_routes.lookup(m.dst_ip) : kNoRoute;
+  if (g == kNoRoute || g >= m_cfg.groups.size() || m_cfg.groups[g].empty()) {
+    drop(p, pk::DropReason::no_route);
+    return;
+  }
+  const std::vector<uint16_t>& members = m_cfg.groups[g];
+  const uint32_t out = members.size() == 1 ? members[0] : members[hash5(m) % members.size()];
+  const uint8_t tc = traffic_class(m);
+  const uint8_t q = m_cfg.qos.tc_to_queue[tc] & 7;
+  const uint8_t pg = m_cfg.qos.tc_to_pg[tc] & 7;
+  const uint32_t qi = out * 8 + q;
+
+  if (e.cut_through) {
+    // Cut through only into an idle egress with nothing queued ahead, at the
+    // same or a lower speed (a faster egress would underrun).
+    const bool idle = !ports[out]->tx_busy() && !m_staged[out].valid && m_qm->head_cell(static_cast<uint16_t>(out), q) == qm::kNoCell;
+    if (!idle || m_cfg.port_rates[out] > m_cfg.port_rates[in]) {
+      Pending saf = e;
+      saf.cut_through = false;
+      saf.ready_ps = align(e.last_bit_ps) + cycles(m_cfg.cycles.parser + m_cfg.cycles.lookup + m_cfg.cycles.mmu);
+      schedule_ingress(saf);
+      return;
+    }
+  }
+
+  if (m_wd[qi].stormed && m_cfg.pfc.wd_drop) {  // a stormed queue drops what arrives for it
+    drop(p, pk::DropReason::pfc_watchdog);
+    return;
+  }
+  const uint32_t bytes = p->frame_len();
+  const uint32_t cells = m_qm->cells_for(bytes);
+  qm::EnqueueOp op;
+  op.in_port = static_cast<uint16_t>(in);
+  op.pg = pg;
+  op.out_port = static_cast<uint16_t>(out);
+  op.queue = q;
+  op.cells = cells;
+  op.bytes = bytes;
+  op.lossless = m_cfg.mmu.ports[in].pgs[pg].lossless;
+  op.ecn_frame = ecn_frame(*p);
+  op.ecn = m.ecn;
+  op.rand32 = m_wred_word[qi];
+  const qm::EnqueueResult r = m_qm->enqueue(op);
+  PgStats& ps = m_pgstats[in * 8 + pg];
+  ++ps.in_packets;
+  ps.in_bytes += bytes;
+  if (!r.admitted()) {
+    drop(p, drop_reason(r.verdict));
+    return;
+  }
+  const uint32_t head = r.head_cell;
+  touch_pg(ps);
+  ps.cells = r.pg.total();
+  ps.peak_cells = std::max(ps.peak_cells, ps.cells);
+  pfc_action(in, pg, r.pfc);
+  ecn_apply(qi, *p, r.ecn);
+  // Write the header bytes into the cells; the whole packet's cells cost bandwidth.
+  m_gp.set_command(tlm::TLM_WRITE_COMMAND);
+  m_gp.set_address(static_cast<uint64_t>(head) * m_cfg.buffer.cell_bytes);
+  m_gp.set_data_ptr(p->hdr);
+  m_gp.set_data_length(p->hdr_len);
+  m_gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  m_cc.cells = e.cut_through ? 1 : cells;  // cut-through forwards once the first cell is written
+  m_cc.lead_ps = 0;
+  sc_time d = SC_ZERO_TIME;
+  buf_isck->b_transport(m_gp, d);
+  if (!m_gp.is_response_ok()) SC_REPORT_ERROR("rocesim/switch", "packet buffer write failed");
+  if (e.cut_through) {
+    // The rest of the packet's cells still use write bandwidth as they arrive.
+    if (cells > 1) buffer.reserve_write(now + core::to_ps(d), cells - 1);
+    ++m_cut_through;
+  }
+  const uint32_t rcells = e.cut_through ? 1 : cells;
+  const uint32_t read_cycles = (rcells + m_cfg.buffer.read_cells_per_cycle - 1) / m_cfg.buffer.read_cells_per_cycle;
+  const uint64_t eligible = now + core::to_ps(d) + cycles(m_cfg.cycles.egress + read_cycles);
+
+  QueueStats& qs = m_qstats[qi];
+  touch_queue(qs);
+  ++qs.enq_packets;
+  qs.enq_bytes += bytes;
+  ++qs.depth_packets;
+  qs.depth_bytes += bytes;
+  qs.depth_cells += cells;
+  qs.peak_bytes = std::max(qs.peak_bytes, qs.depth_bytes);
+  qs.peak_cells = std::max(qs.peak_cells, qs.depth_cells);
+  m_slot[head] = Slot{p, eligible};
+  schedule_wake(out, eligible);
+}
+
+bool Switch::ecn_frame(const pk::Packet& p) {
+  return p.meta.kind == pk::FrameKind::roce || p.meta.kind == pk::FrameKind::ipv4_other;  // IPv4 data only
+}
+
+void Switch::ecn_apply(uint32_t qi, pk::Packet& p, const qm::EcnResult& e) {
+  if (e.drew) m_wred_word[qi] = static_cast<uint32_t>(m_wred_rng[qi].next_u64() >> 32);
+  if (e.mark) pk::set_ecn(p, ecn::codepoint::kCe);
+}
+
+}  // namespace rocesim::sw
