@@ -34,6 +34,7 @@ const char* kMainHelp =
     "rocesim " ROCESIM_VERSION " - cycle-approximate model of a RoCEv2 switch fabric\n"
     "\n"
     "usage: rocesim run CONFIG.yaml --out DIR [--force] [--seed N] [--set key.path=value ...] [--pcap NODE:PORT ...]\n"
+    "                   [--record-ops FILE]\n"
     "       rocesim validate CONFIG.yaml [--set key.path=value ...]\n"
     "       rocesim keys [SECTION]   (the key reference of docs/config.md, from the key tables)\n"
     "       rocesim --help | --version\n"
@@ -69,6 +70,7 @@ const char* kRunHelp =
     "  --pcap-snaplen N      keep the first N bytes (1..65535) of each captured frame, or 'headers'\n"
     "                        for the headers only (no payload)\n"
     "  --quiet               print nothing but errors\n"
+    "  --record-ops FILE     write every queue-manager operation and its result to FILE (replay: qm_replay FILE)\n"
     "  --check-invariants    check the model every 10 us simulated and at the end (packet conservation,\n"
     "                        cell accounting, counters, RC PSN order); a violation ends the run, exit 1\n"
     "\n"
@@ -95,6 +97,7 @@ struct Args {
   double max_wall_s = 0;
   std::string max_wall;  // as given
   bool check_invariants = false;
+  std::string record_ops;  // --record-ops FILE
 };
 
 // One line, as for bad configuration (the help text only with --help).
@@ -195,6 +198,8 @@ int parse_args(int argc, char** argv, Args& a) {
       std::string v;
       if (!value(v)) return usage_error("--pcap needs NODE:PORT", help);
       a.pcaps.push_back(v);
+    } else if (a.cmd == "run" && arg == "--record-ops") {
+      if (!value(a.record_ops) || a.record_ops.empty()) return usage_error("--record-ops needs a file name", help);
     } else if (a.cmd == "run" && arg == "--check-invariants") {
       a.check_invariants = true;
     } else if (arg == "--quiet" || arg == "-q") {
@@ -317,7 +322,8 @@ int run_main(int argc, char** argv) {
               << "\n";
     return kBadInput;
   }
-  if (!fabric.open_pcaps(pcaps, a.out + "/pcap", why) || !fabric.open_time_series(a.out, why)) {
+  if (!fabric.open_pcaps(pcaps, a.out + "/pcap", why) || !fabric.open_time_series(a.out, why) ||
+      (!a.record_ops.empty() && !fabric.open_op_record(a.record_ops, why))) {
     std::cerr << "rocesim: " << why << "\n";
     return kFail;
   }

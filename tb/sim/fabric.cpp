@@ -284,6 +284,22 @@ bool Fabric::open_pcaps(const std::vector<PcapRequest>& reqs, const std::string&
   return true;
 }
 
+bool Fabric::open_op_record(const std::string& path, std::string& why) {
+  m_ops_path = path;
+  m_ops = std::fopen((path + ".partial").c_str(), "w");
+  if (!m_ops) {
+    why = "--record-ops " + path + ": cannot write " + path + ".partial: " + std::strerror(errno);
+    return false;
+  }
+  std::string head = "rocesim-qm-ops 1\n# scenario " + m_s.name + ", seed " + std::to_string(m_s.seed) +
+                     "; format: tlm/qm/ops_file.h; replay: qm_replay FILE\n";
+  for (size_t i = 0; i < m_switches.size(); ++i)
+    head += qm::config_text(static_cast<uint32_t>(i), m_switches[i]->basename(), m_switches[i]->qm_model().config());
+  std::fputs(head.c_str(), m_ops);
+  for (size_t i = 0; i < m_switches.size(); ++i) m_switches[i]->record_ops(m_ops, static_cast<uint32_t>(i));
+  return true;
+}
+
 bool Fabric::open_time_series(const std::string& dir, std::string& why) {
   if (m_s.stats.interval_ps == 0) return true;
   if (m_s.stats.flow_series) {
@@ -464,6 +480,7 @@ bool Fabric::close_streams(std::vector<OutputFailure>& failed) {
     failed.push_back({p->path(), err ? std::strerror(err) : "write error"});
   }
   close_stream(m_flow_series, m_flow_series_path, m_flow_series_errno, failed);
+  close_stream(m_ops, m_ops_path, 0, failed);
   close_stream(m_series, m_series_path, m_series_errno, failed);
   return failed.size() == before;
 }

@@ -79,6 +79,9 @@ class Fabric : public sc_core::sc_module, public host::FlowListener {
   std::string check_pcap(const PcapRequest& r) const;
   // Opens DIR/pcap/NODE-pPORT-{rx,tx}.pcap(.partial); false with a reason on I/O failure.
   bool open_pcaps(const std::vector<PcapRequest>& reqs, const std::string& dir, std::string& why);
+  // --record-ops FILE: every switch's queue-manager operations (qm/ops_file.h)
+  // into FILE.partial, renamed by close_streams(); false with a reason on I/O failure.
+  bool open_op_record(const std::string& path, std::string& why);
   // Opens DIR/queues.csv(.partial) for the queue time series (when there are switches).
   bool open_time_series(const std::string& dir, std::string& why);
   // Closes and renames every streamed output. False on an I/O error.
@@ -136,6 +139,8 @@ class Fabric : public sc_core::sc_module, public host::FlowListener {
   std::vector<uint64_t> m_flow_bottleneck;  // per flow: lowest rate on its path
   std::vector<std::unique_ptr<link::PcapWriter>> m_pcaps;
   std::FILE* m_series = nullptr;
+  std::FILE* m_ops = nullptr;        // --record-ops
+  std::string m_ops_path;
   std::string m_series_path;
   std::FILE* m_flow_series = nullptr;
   std::string m_flow_series_path;

@@ -132,6 +132,12 @@ void Switch::set_event_log(std::vector<pfc::Event>* log) {
 
 Switch::~Switch() { m_gp.clear_extension(&m_cc); }
 
+void Switch::record_ops(std::FILE* out, uint32_t index) {
+  m_recorder = std::make_unique<qm::RecordingQueueManager>(m_qm_model, out, index, [] { return core::now_ps(); });
+  m_qm = m_recorder.get();
+  m_links.qm = m_qm;
+}
+
 void Switch::drop(pk::Packet* p, pk::DropReason why) {
   ++m_drops[static_cast<size_t>(why)];
   m_ledger.drop(p, why);

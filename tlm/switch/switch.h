@@ -57,6 +57,7 @@
 #include "ecn/marker.h"
 #include "mmu/mmu.h"
 #include "pfc/pfc.h"
+#include "qm/ops_file.h"
 #include "qm/queue_manager.h"
 #include "sched/scheduler.h"
 
@@ -178,6 +179,9 @@ class Switch : public sc_core::sc_module, public link::TxReady {
   // Test-only: the model, to corrupt its state on purpose (invariant tests).
   qm::QueueManager& qm_model_for_test() { return m_qm_model; }
   const mmu::Mmu& mmu() const { return m_qm_model.mmu(); }
+  // --record-ops: every queue-manager operation and its result from now on,
+  // appended to `out` as switch `index` (qm/ops_file.h).
+  void record_ops(std::FILE* out, uint32_t index);
   size_t num_ports() const { return ports.size(); }
   const QueueStats& queue_stats(uint32_t port, uint32_t q) const { return m_qstats[port * 8 + q]; }
   // Statistics with the time integrals brought up to now.
@@ -263,6 +267,7 @@ class Switch : public sc_core::sc_module, public link::TxReady {
   link::Ledger& m_ledger;
   qm::QueueManager m_qm_model;
   qm::QueueManagerIf* m_qm = &m_qm_model;
+  std::unique_ptr<qm::RecordingQueueManager> m_recorder;
   Links m_links;
   std::vector<std::unique_ptr<PortIf>> m_port_if;
   core::ZeroArray<Slot> m_slot;              // per head cell (pages touched only where packets were)
