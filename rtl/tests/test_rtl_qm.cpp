@@ -206,6 +206,34 @@ TEST(RtlQm, EgressLimit) {
   EXPECT_EQ(q.pool_used(1), 9u);
 }
 
+// Egress with a dynamic threshold (alpha 1 on a 200-cell egress pool):
+// lossy 1-cell packets are admitted while q_shared < 200 - used before the
+// packet, so the queue stops at 100, where q_shared == T; the next packet
+// gets egress_limit. A second queue of the pool sees the threshold fall.
+TEST(RtlQm, EgressDynamicThreshold) {
+  qm::Config c = base(512, 2, 400, 200);
+  c.mmu.pools[1].mode = ThresholdMode::dynamic_th;
+  c.mmu.ports[1].queues[6].threshold = {ThresholdMode::from_pool, 0, 0};
+  c.mmu.ports[1].queues[7].threshold = {ThresholdMode::dynamic_th, 1, 0};
+  c.mmu.ports[0].pgs[0].threshold = {ThresholdMode::static_th, 0, 400};
+  QmRtl q(c);
+  uint32_t s = 0;
+  for (int i = 0; i < 150; ++i) {
+    const qm::EnqueueResult r = q.enqueue(enq(0, 0, 1, 6, 1));
+    if (s < dt(200, s, 0)) {
+      ASSERT_EQ(r.verdict, Verdict::admit) << i;
+      ++s;
+    } else {
+      ASSERT_EQ(r.verdict, Verdict::drop_egress_limit) << i;
+      break;
+    }
+    EXPECT_EQ(q.queue_state(1, 6).threshold, dt(200, s, 0));
+    EXPECT_EQ(q.queue_state(1, 7).threshold, dt(200, s, 1));
+  }
+  EXPECT_EQ(s, 100u);
+  EXPECT_EQ(q.queue_state(1, 6).threshold, 100u);
+}
+
 // --- lossless -----------------------------------------------------------------
 
 // A lossless PG: reserve 2, static shared limit 6, headroom 10. Packets go to
