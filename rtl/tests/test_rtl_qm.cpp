@@ -5,10 +5,16 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <deque>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <stdexcept>
 #include <vector>
+
+#include <unistd.h>
 
 #include "qm_rtl.h"
 
@@ -753,6 +759,47 @@ TEST(RtlQm, ConfigurationBeyondTheRtlIsRefused) {
   EXPECT_THROW(QmRtl{c}, std::invalid_argument);
   qm::Config bad = base(64, 2, 100, 10);  // pool larger than the buffer: mmu::validate
   EXPECT_THROW(QmRtl{bad}, std::invalid_argument);
+}
+
+// QmRtl::trace writes an FST of the RTL's signals (Verilator's own FST
+// writer). Read back with GTKWave's fst2vcd when it is installed: the ports
+// are there and res_valid pulsed once per operation.
+TEST(RtlQm, TraceWritesFst) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path();
+  const std::string stem = "test_rtl_qm_" + std::to_string(::getpid());
+  const std::filesystem::path fst = dir / (stem + ".fst"), vcd = dir / (stem + ".vcd");
+  {
+    QmRtl q(base(64, 2, 30, 30));
+    q.trace(fst.string());
+    ASSERT_TRUE(q.enqueue(enq(0, 0, 1, 0, 3)).admitted());
+    q.dequeue(deq(1, 0));
+  }
+  ASSERT_TRUE(std::filesystem::exists(fst));
+  EXPECT_GT(std::filesystem::file_size(fst), 100u);
+  if (std::system("command -v fst2vcd >/dev/null 2>&1") != 0) {
+    std::filesystem::remove(fst);
+    GTEST_SKIP() << "fst2vcd not installed: the FST's content is not checked";
+  }
+  ASSERT_EQ(std::system(("fst2vcd -f " + fst.string() + " -o " + vcd.string() + " >/dev/null 2>&1").c_str()), 0);
+  std::ifstream in(vcd);
+  std::string line, res_valid_id;
+  int rises = 0;
+  bool op_ready = false;
+  while (std::getline(in, line)) {
+    if (line.find("$var") != std::string::npos && line.find(" res_valid ") != std::string::npos &&
+        res_valid_id.empty()) {
+      // $var wire 1 <id> res_valid $end
+      size_t a = line.find(" 1 ") + 3;
+      res_valid_id = line.substr(a, line.find(' ', a) - a);
+    }
+    if (line.find(" op_ready ") != std::string::npos) op_ready = true;
+    if (!res_valid_id.empty() && line == "1" + res_valid_id) ++rises;
+  }
+  std::filesystem::remove(fst);
+  std::filesystem::remove(vcd);
+  EXPECT_TRUE(op_ready);
+  ASSERT_FALSE(res_valid_id.empty());
+  EXPECT_EQ(rises, 2);
 }
 
 }  // namespace
