@@ -81,8 +81,8 @@ bool InvariantChecker::check_switches(bool walk_free_list) {
     const sw::Switch& s = *sp;
     const char* node = s.basename();
     const mmu::Mmu& m = s.mmu();
-    const buffer::PacketBuffer& b = s.buffer;
-    const uint32_t total = b.config().total_cells;
+    const qm::QueueManager& b = s.qm_model();
+    const uint32_t total = b.total_cells();
     const uint32_t free = b.free_cells();
     if (free > total)
       return fail("counter-underflow", node, "buffer free cells " + u(free) + " > total cells " + u(total));

@@ -577,8 +577,11 @@ Scenario read_scenario(const core::Config& cfg) {
 }
 
 std::vector<std::string> key_reference_sections() {
-  return {"top", "sim", "topology", "topology.single_switch", "topology.leaf_spine", "topology.fat_tree", "topology.ring",
-          "links", "hosts", "switch", "pfc", "stats", "flows"};
+  std::vector<std::string> v{"top",   "sim",  "topology", "topology.single_switch", "topology.leaf_spine",
+                             "topology.fat_tree", "topology.ring", "links", "hosts", "switch", "pfc", "stats"};
+  for (const std::string& k : traffic_kinds()) v.push_back("traffic." + k);
+  v.push_back("flows");
+  return v;
 }
 
 std::string key_reference(const std::string& section) {
@@ -615,6 +618,8 @@ std::string key_reference(const std::string& section) {
     o += reference_rows(flow_keys(), FlowRead{});
   } else if (section == "stats") {
     o += reference_rows(stats_keys(), StatsSection{});
+  } else if (section.rfind("traffic.", 0) == 0) {
+    return traffic_key_reference(section.substr(8));
   } else {
     return "";
   }

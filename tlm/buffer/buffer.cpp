@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <new>
+#include <stdexcept>
 
 namespace rocesim::buffer {
 
@@ -12,45 +13,10 @@ PacketBuffer::PacketBuffer(sc_module_name name, const BufferConfig& cfg)
     : sc_module(name),
       tsck("tsck"),
       m_cfg(cfg),
-      m_mem(static_cast<uint8_t*>(std::calloc(static_cast<size_t>(cfg.total_cells) * cfg.cell_bytes, 1))),
-      m_next(cfg.total_cells) {
+      m_mem(static_cast<uint8_t*>(std::calloc(static_cast<size_t>(cfg.total_cells) * cfg.cell_bytes, 1))) {
   tsck.register_b_transport(this, &PacketBuffer::b_transport);
   tsck.register_transport_dbg(this, &PacketBuffer::transport_dbg);
-  for (uint32_t c = 0; c < cfg.total_cells; ++c) m_next[c] = c + 1 < cfg.total_cells ? c + 1 : kNoCell;
-  m_free_head = cfg.total_cells ? 0 : kNoCell;
-  m_free_count = cfg.total_cells;
   if (!m_mem && cfg.total_cells) throw std::bad_alloc();
-}
-
-uint32_t PacketBuffer::alloc(uint32_t cells) {
-  if (cells == 0 || cells > m_free_count) {
-    ++m_stats.alloc_failures;
-    return kNoCell;
-  }
-  const uint32_t head = m_free_head;
-  uint32_t last = head;
-  for (uint32_t i = 1; i < cells; ++i) last = m_next[last];
-  m_free_head = m_next[last];
-  m_next[last] = kNoCell;
-  m_free_count -= cells;
-  m_stats.used_cells += cells;
-  m_stats.peak_cells = std::max(m_stats.peak_cells, m_stats.used_cells);
-  return head;
-}
-
-void PacketBuffer::free(uint32_t head, uint32_t cells) {
-  uint32_t last = head;
-  for (uint32_t i = 1; i < cells; ++i) last = m_next[last];
-  m_next[last] = m_free_head;
-  m_free_head = head;
-  m_free_count += cells;
-  m_stats.used_cells -= cells;
-}
-
-uint32_t PacketBuffer::free_list_length() const {
-  uint32_t n = 0;
-  for (uint32_t c = m_free_head; c != kNoCell && n <= m_cfg.total_cells; c = m_next[c]) ++n;
-  return n;
 }
 
 uint64_t PacketBuffer::reserve(Calendar& c, uint32_t per_cycle, uint64_t t_ps, uint32_t cells, uint64_t& wait_ps) {
@@ -83,7 +49,10 @@ void PacketBuffer::copy_chain(uint32_t head, uint8_t* data, uint32_t len, bool w
       std::memcpy(data + off, mem, n);
     }
     off += n;
-    cell = m_next[cell];
+    if (off < len) {
+      if (!m_links) throw std::logic_error("buffer::PacketBuffer: a transaction beyond one cell without cell links");
+      cell = m_links->next_cell(cell);
+    }
   }
 }
 

@@ -3,8 +3,9 @@
 //
 // The memory holds total_cells cells of cell_bytes each; cell c lives at
 // address c * cell_bytes. A packet occupies ceil(frame bytes / cell_bytes)
-// cells linked into a chain through a next-cell pointer memory, as in a
-// linked-list queue manager; alloc() and free() manage the free-cell list.
+// cells linked into a chain through the queue manager's next-cell pointer
+// memory (tlm/qm: the free list and the chains are its state, as in a
+// linked-list queue manager); the memory follows a chain through CellLinks.
 //
 // Writes and reads go through `tsck` as generic-payload transactions whose
 // address is the packet's head cell and whose data are the packet's real
@@ -55,11 +56,16 @@ struct CellCount : tlm::tlm_extension<CellCount> {
 struct BufferStats {
   uint64_t write_cells = 0, read_cells = 0;
   uint64_t write_wait_ps = 0, read_wait_ps = 0;  // time transactions waited for bandwidth
-  uint32_t used_cells = 0, peak_cells = 0;
-  uint64_t alloc_failures = 0;
 };
 
 inline constexpr uint32_t kNoCell = 0xffffffffu;
+
+// The next-cell pointer memory the data path follows (the queue manager's).
+class CellLinks {
+ public:
+  virtual ~CellLinks() = default;
+  virtual uint32_t next_cell(uint32_t cell) const = 0;  // kNoCell after a chain's last cell
+};
 
 class PacketBuffer : public sc_core::sc_module {
  public:
@@ -68,16 +74,9 @@ class PacketBuffer : public sc_core::sc_module {
   PacketBuffer(sc_core::sc_module_name name, const BufferConfig& cfg);
 
   uint32_t cells_for(uint32_t bytes) const { return (bytes + m_cfg.cell_bytes - 1) / m_cfg.cell_bytes; }
-  // Takes `cells` cells off the free list and links them; returns the head, or kNoCell.
-  uint32_t alloc(uint32_t cells);
-  // Returns a chain of `cells` cells starting at head to the free list.
-  void free(uint32_t head, uint32_t cells);
-  uint32_t free_cells() const { return m_free_count; }
-  // Cells reachable on the free list by walking it from its head, at most
-  // total_cells + 1 (more means a cycle): O(free cells), for invariant checks
-  // that the free-list counter is the list.
-  uint32_t free_list_length() const;
-  uint32_t next_cell(uint32_t c) const { return m_next[c]; }
+  // The chains a transaction's bytes follow beyond its first cell (must be
+  // set before a transaction longer than one cell).
+  void set_links(const CellLinks* links) { m_links = links; }
 
   const BufferConfig& config() const { return m_cfg; }
   const BufferStats& stats() const { return m_stats; }
@@ -105,9 +104,7 @@ class PacketBuffer : public sc_core::sc_module {
     void operator()(uint8_t* p) const { std::free(p); }
   };
   std::unique_ptr<uint8_t, Free> m_mem;
-  std::vector<uint32_t> m_next;   // next-cell pointers (chains and the free list)
-  uint32_t m_free_head = kNoCell;
-  uint32_t m_free_count = 0;
+  const CellLinks* m_links = nullptr;
   Calendar m_wr, m_rd;
   BufferStats m_stats;
 };

@@ -41,6 +41,11 @@ Marker::Marker(const MarkerConfig& config, core::Rng rng) : m_config(config), m_
 }
 
 Decision Marker::decide(uint64_t q, uint8_t ecn) {
+  // One word per decision in the ramp, none outside it (the header's rule).
+  return decide_with(q, ecn, draws_at(q) ? uint32_t(m_rng.next_u64() >> 32) : 0u);
+}
+
+Decision Marker::decide_with(uint64_t q, uint8_t ecn, uint32_t rand32) {
   if (ecn > 3) throw std::invalid_argument("ecn::Marker::decide: codepoint " + std::to_string(ecn) + " > 3");
   Decision d;
   switch (m_config.mode) {
@@ -54,7 +59,7 @@ Decision Marker::decide(uint64_t q, uint8_t ecn) {
         d.would_mark = true;
       } else if (q > m_wred.kmin) {
         d.drew = true;
-        d.rand32 = uint32_t(m_rng.next_u64() >> 32);
+        d.rand32 = rand32;
         d.would_mark = m_wred.fires(q, d.rand32);
         ++m_ctr.draws;
       }

@@ -129,10 +129,21 @@ class Marker {
   // rng: this marker's own stream (the switch seeds it from the run seed and
   // the queue's hierarchical name); only the wred mode draws from it.
   Marker(const MarkerConfig& config, core::Rng rng);
+  // Without a stream of its own: only decide_with() (the caller supplies the words).
+  explicit Marker(const MarkerConfig& config) : Marker(config, core::Rng(0, "")) {}
 
   // The operation (mirrored by the RTL). ecn is the 2-bit codepoint; a value
   // above 3 is a caller bug and throws std::invalid_argument.
   Decision decide(uint64_t queue_len, uint8_t ecn);
+  // The same rule with the WRED word supplied: rand32 is used (Decision::drew)
+  // iff the queue is in the ramp; the marker's own stream is not touched. The
+  // queue manager (tlm/qm) decides this way, so that the RTL, given the same
+  // word, decides the same; the caller advances its stream only on a draw.
+  Decision decide_with(uint64_t queue_len, uint8_t ecn, uint32_t rand32);
+  // Whether a decision at queue_len would use a word (wred and Kmin < q <= Kmax).
+  bool draws_at(uint64_t queue_len) const {
+    return m_config.mode == MarkerConfig::Mode::wred && m_wred.in_ramp(queue_len);
+  }
 
   bool hysteresis_on() const { return m_hyst_on; }  // hysteresis flag now
   const Counters& counters() const { return m_ctr; }

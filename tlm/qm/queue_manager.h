@@ -75,6 +75,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "core/zero_array.h"
 #include "ecn/marker.h"
 #include "mmu/mmu.h"
 #include "pfc/pfc.h"
@@ -142,7 +143,7 @@ struct DequeueResult {
   uint32_t head_cell = kNoCell;
   uint32_t cells = 0;
   uint32_t bytes = 0;
-  mmu::Charge charge;        // where it had been charged (admit's record)
+  mmu::Charge charge;        // where it was charged (ports, PG, queue) and the buckets its cells came back from
   mmu::PgState pg;           // its PG after the release
   PfcAction pfc = PfcAction::none;
   EcnResult ecn;
@@ -200,13 +201,17 @@ class QueueManager final : public QueueManagerIf {
   uint32_t total_cells() const { return static_cast<uint32_t>(m_next.size()); }
   const Config& config() const { return m_cfg; }
   size_t ports() const { return m_mmu.ports(); }
+  // Test-only: takes n cells off the free list without the MMU knowing, to
+  // corrupt the accounting on purpose (tests of --check-invariants).
+  void take_cells_unaccounted_for_test(uint32_t n);
 
  private:
-  struct Desc {              // per packet, at its head cell
-    uint32_t next_pkt = kNoCell;
-    uint32_t cells = 0;
-    uint32_t bytes = 0;
-    mmu::Charge charge;
+  struct Desc {              // per packet, at its head cell (16 bytes)
+    uint32_t next_pkt;
+    uint32_t cells;
+    uint32_t bytes;
+    uint16_t in_port;
+    uint8_t pg;
   };
   struct Queue {
     uint32_t head = kNoCell, tail = kNoCell;
@@ -222,7 +227,7 @@ class QueueManager final : public QueueManagerIf {
   std::vector<uint32_t> m_next;   // next-cell pointers (chains and the free list)
   uint32_t m_free_head = kNoCell;
   uint32_t m_free_count = 0;
-  std::vector<Desc> m_desc;       // indexed by head cell
+  core::ZeroArray<Desc> m_desc;   // indexed by head cell (pages touched only where packets were)
   std::vector<Queue> m_q;         // port * 8 + queue
   std::vector<pfc::Generator> m_gen;  // port * 8 + pg
   std::vector<ecn::Marker> m_markers; // port * 8 + queue

@@ -4,7 +4,6 @@
 #include <functional>
 #include <stdexcept>
 
-#include "ecn/apply.h"
 #include "packet/build.h"
 
 namespace rocesim::sw {
@@ -29,6 +28,26 @@ buffer::BufferConfig with_clock(buffer::BufferConfig b, uint64_t period) {
   return b;
 }
 
+// PFC priorities each PG pauses (the priorities' traffic classes' PGs).
+std::array<uint8_t, 8> pg_prios_of(const SwitchConfig& cfg) {
+  std::array<uint8_t, 8> a{};
+  for (int p = 0; p < 8; ++p)
+    if (cfg.pfc.priorities >> p & 1) a[cfg.qos.tc_to_pg[cfg.qos.pcp_to_tc[p] & 7] & 7] |= static_cast<uint8_t>(1u << p);
+  return a;
+}
+
+qm::Config qm_config(const SwitchConfig& cfg) {
+  qm::Config c;
+  c.mmu = cfg.mmu;
+  c.ecn = cfg.ecn;
+  c.pfc_enabled = cfg.pfc.enabled;
+  const std::array<uint8_t, 8> prios = pg_prios_of(cfg);
+  for (int g = 0; g < 8; ++g)
+    if (prios[g]) c.pfc_pgs |= static_cast<uint8_t>(1u << g);
+  c.pfc = cfg.pfc.gen;
+  return c;
+}
+
 uint32_t mix32(uint32_t h) {  // murmur3 fmix32: full avalanche of the 5-tuple
   h ^= h >> 16;
   h *= 0x85ebca6bu;
@@ -49,12 +68,14 @@ Switch::Switch(sc_module_name name, const SwitchConfig& cfg, const RouteLookup& 
       m_cfg(cfg),
       m_routes(routes),
       m_ledger(ledger),
-      m_mmu(cfg.mmu) {
+      m_qm_model(qm_config(cfg)) {
   const size_t n = cfg.port_rates.size();
   if (cfg.mmu.ports.size() != n) throw std::invalid_argument("MMU configuration has a different number of ports");
   buf_isck.bind(buffer.tsck);
+  m_links.qm = m_qm;
+  buffer.set_links(&m_links);
   for (size_t i = 0; i < n; ++i) m_port_if.push_back(std::make_unique<PortIf>());
-  m_queues.resize(n * 8);
+  m_slot = core::ZeroArray<Slot>(cfg.mmu.total_cells);
   m_staged.resize(n);
   m_qstats.resize(n * 8);
   m_pgstats.resize(n * 8);
@@ -78,22 +99,25 @@ Switch::Switch(sc_module_name name, const SwitchConfig& cfg, const RouteLookup& 
     ports[i]->set_ready(this);
   }
   // PFC: which priorities each PG pauses, which queue carries each priority.
-  m_gen.resize(n * 8);
   m_pfc_stats.resize(n);
   m_wd.resize(n * 8);
+  m_pg_prios = pg_prios_of(cfg);
   for (int p = 0; p < 8; ++p) {
     const uint8_t tc = cfg.qos.pcp_to_tc[p] & 7;
     m_prio_queue[p] = cfg.qos.tc_to_queue[tc] & 7;
     if (cfg.pfc.priorities >> p & 1) m_queue_prios[m_prio_queue[p]] |= static_cast<uint8_t>(1u << p);
-    if (cfg.pfc.priorities >> p & 1) m_pg_prios[cfg.qos.tc_to_pg[tc] & 7] |= static_cast<uint8_t>(1u << p);
   }
   m_sched.reserve(n);
   for (size_t i = 0; i < n; ++i) m_sched.emplace_back(cfg.sched);
-  m_markers.reserve(n * 8);
+  // Each queue's WRED stream (seeded by the run seed and the queue's name);
+  // the queue manager consumes a word only on a decision in the ramp.
+  m_wred_rng.reserve(n * 8);
   for (size_t i = 0; i < n; ++i)
-    for (int q = 0; q < 8; ++q)
-      m_markers.emplace_back(cfg.ecn[q], core::Rng(cfg.seed, std::string(this->name()) + ".p" + std::to_string(i) +
-                                                                 ".q" + std::to_string(q) + ".ecn"));
+    for (int q = 0; q < 8; ++q) {
+      m_wred_rng.emplace_back(cfg.seed, std::string(this->name()) + ".p" + std::to_string(i) + ".q" + std::to_string(q) +
+                                            ".ecn");
+      m_wred_word.push_back(static_cast<uint32_t>(m_wred_rng.back().next_u64() >> 32));
+    }
   for (size_t i = 0; i < n; ++i)
     m_refresh_ps.push_back(cfg.pfc.refresh_ps ? cfg.pfc.refresh_ps
                                               : pfc::quanta_ps(cfg.pfc.pause_quanta, cfg.port_rates[i]) / 2);
@@ -219,7 +243,7 @@ void Switch::admit(const Pending& e) {
   if (e.cut_through) {
     // Cut through only into an idle egress with nothing queued ahead, at the
     // same or a lower speed (a faster egress would underrun).
-    const bool idle = !ports[out]->tx_busy() && !m_staged[out].valid && m_queues[qi].empty();
+    const bool idle = !ports[out]->tx_busy() && !m_staged[out].valid && m_qm->head_cell(static_cast<uint16_t>(out), q) == qm::kNoCell;
     if (!idle || m_cfg.port_rates[out] > m_cfg.port_rates[in]) {
       Pending saf = e;
       saf.cut_through = false;
@@ -234,15 +258,19 @@ void Switch::admit(const Pending& e) {
     return;
   }
   const uint32_t bytes = p->frame_len();
-  const uint32_t cells = m_mmu.cells_for(bytes);
-  mmu::AdmitOp op;
+  const uint32_t cells = m_qm->cells_for(bytes);
+  qm::EnqueueOp op;
   op.in_port = static_cast<uint16_t>(in);
   op.pg = pg;
   op.out_port = static_cast<uint16_t>(out);
   op.queue = q;
   op.cells = cells;
+  op.bytes = bytes;
   op.lossless = m_cfg.mmu.ports[in].pgs[pg].lossless;
-  const mmu::AdmitResult r = m_mmu.admit(op);
+  op.ecn_frame = ecn_frame(*p);
+  op.ecn = m.ecn;
+  op.rand32 = m_wred_word[qi];
+  const qm::EnqueueResult r = m_qm->enqueue(op);
   PgStats& ps = m_pgstats[in * 8 + pg];
   ++ps.in_packets;
   ps.in_bytes += bytes;
@@ -250,18 +278,12 @@ void Switch::admit(const Pending& e) {
     drop(p, drop_reason(r.verdict));
     return;
   }
-  const uint32_t head = buffer.alloc(cells);
-  if (head == buffer::kNoCell) {  // cannot happen while the MMU's ingress view fits the buffer
-    m_mmu.release(mmu::ReleaseOp::of(r.charge));
-    drop(p, pk::DropReason::pool_full);
-    return;
-  }
+  const uint32_t head = r.head_cell;
   touch_pg(ps);
   ps.cells = r.pg.total();
   ps.peak_cells = std::max(ps.peak_cells, ps.cells);
-  if (r.lossless) pfc_update(in, pg, r.pg, r.in_headroom);
-
-  ecn_mark(qi, *p, ecn::MarkerConfig::Point::enqueue);
+  pfc_action(in, pg, r.pfc);
+  ecn_apply(qi, *p, r.ecn);
   // Write the header bytes into the cells; the whole packet's cells cost bandwidth.
   m_gp.set_command(tlm::TLM_WRITE_COMMAND);
   m_gp.set_address(static_cast<uint64_t>(head) * m_cfg.buffer.cell_bytes);
@@ -291,7 +313,7 @@ void Switch::admit(const Pending& e) {
   qs.depth_cells += cells;
   qs.peak_bytes = std::max(qs.peak_bytes, qs.depth_bytes);
   qs.peak_cells = std::max(qs.peak_cells, qs.depth_cells);
-  m_queues[qi].push_back(Queued{p, eligible, head, cells, r.charge});
+  m_slot[head] = Slot{p, eligible};
   schedule_wake(out, eligible);
 }
 
@@ -333,7 +355,7 @@ pk::Packet* Switch::pull(uint32_t port) {
   if (st.valid) {
     if (st.ready_ps > now) return nullptr;  // its read is still in progress; a wake is pending
     st.valid = false;
-    return st.q.p;
+    return st.p;
   }
   // The scheduler chooses among the queues whose head is eligible (written
   // and read); PFC-paused queues are skipped (the MAC kicks us when a pause
@@ -342,12 +364,13 @@ pk::Packet* Switch::pull(uint32_t port) {
   sched::Heads heads{};
   uint64_t earliest = UINT64_MAX;
   for (int q = 0; q < 8; ++q) {
-    const core::Ring<Queued>& r = m_queues[port * 8 + q];
-    if (r.empty()) continue;
-    if (r.front().eligible_ps <= now) {
-      heads[q] = r.front().p->frame_len();
+    const uint32_t h = m_qm->head_cell(static_cast<uint16_t>(port), static_cast<uint8_t>(q));
+    if (h == qm::kNoCell) continue;
+    const Slot& sl = m_slot[h];
+    if (sl.eligible_ps <= now) {
+      heads[q] = sl.p->frame_len();
     } else if (!(paused >> q & 1)) {
-      earliest = std::min(earliest, r.front().eligible_ps);
+      earliest = std::min(earliest, sl.eligible_ps);
     }
   }
   sched::Scheduler& sc = m_sched[port];
@@ -359,9 +382,8 @@ pk::Packet* Switch::pull(uint32_t port) {
   }
   sc.sent(chosen, heads[chosen], now);
   const uint32_t qi = port * 8 + static_cast<uint32_t>(chosen);
-  const Queued e = m_queues[qi].front();
-  m_queues[qi].pop_front();
-  dequeue_stats(qi, e);
+  pk::Packet* p = m_slot[m_qm->head_cell(static_cast<uint16_t>(port), static_cast<uint8_t>(chosen))].p;
+  const qm::DequeueResult e = dequeue(qi, *p, false);
 
   // Read the header bytes back out of the cells. The egress pipeline prefetches:
   // the read was issued `read` cycles before the last clock edge at or before
@@ -373,58 +395,53 @@ pk::Packet* Switch::pull(uint32_t port) {
   const uint32_t read_cycles = (e.cells + m_cfg.buffer.read_cells_per_cycle - 1) / m_cfg.buffer.read_cells_per_cycle;
   m_gp.set_command(tlm::TLM_READ_COMMAND);
   m_gp.set_address(static_cast<uint64_t>(e.head_cell) * m_cfg.buffer.cell_bytes);
-  m_gp.set_data_ptr(e.p->hdr);
-  m_gp.set_data_length(e.p->hdr_len);
+  m_gp.set_data_ptr(p->hdr);
+  m_gp.set_data_length(p->hdr_len);
   m_gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   m_cc.cells = e.cells;
   m_cc.lead_ps = std::min<uint64_t>(now % m_cfg.clock_period_ps + cycles(read_cycles), now);
   sc_time d = SC_ZERO_TIME;
   buf_isck->b_transport(m_gp, d);
   if (!m_gp.is_response_ok()) SC_REPORT_ERROR("rocesim/switch", "packet buffer read failed");
-  buffer.free(e.head_cell, e.cells);
-  ecn_mark(qi, *e.p, ecn::MarkerConfig::Point::dequeue);
-  if (d == SC_ZERO_TIME) return e.p;
-  st.q = e;
+  ecn_apply(qi, *p, e.ecn);  // after the read: the mark rewrites the bytes read back
+  if (d == SC_ZERO_TIME) return p;
+  st.p = p;
   st.ready_ps = now + core::to_ps(d);
   st.valid = true;
   schedule_wake(port, st.ready_ps);
   return nullptr;
 }
 
-void Switch::ecn_mark(uint32_t qi, pk::Packet& p, ecn::MarkerConfig::Point point) {
-  ecn::Marker& m = m_markers[qi];
-  const ecn::MarkerConfig& c = m.config();
-  if (c.mode == ecn::MarkerConfig::Mode::off || c.point != point) return;
-  if (p.meta.kind != pk::FrameKind::roce && p.meta.kind != pk::FrameKind::ipv4_other) return;  // IPv4 data only
-  // The queue without the packet itself (ecn/marker.h "Which queue length").
-  // At enqueue the MMU has already charged the packet, so in cells the queue
-  // it finds is the MMU's counter minus the packet's own cells (the counter
-  // as the admission compare read it); the byte counter counts the packet
-  // only after this call. At dequeue both have already returned it.
-  uint64_t len;
-  if (c.unit == ecn::MarkerConfig::Unit::cells) {
-    len = m_mmu.queue_state(static_cast<uint16_t>(qi / 8), static_cast<uint8_t>(qi % 8)).total();
-    if (point == ecn::MarkerConfig::Point::enqueue) len -= m_mmu.cells_for(p.frame_len());
-  } else {
-    len = m_qstats[qi].depth_bytes;
-  }
-  ecn::mark_packet(m, p, len);
+bool Switch::ecn_frame(const pk::Packet& p) {
+  return p.meta.kind == pk::FrameKind::roce || p.meta.kind == pk::FrameKind::ipv4_other;  // IPv4 data only
 }
 
-void Switch::dequeue_stats(uint32_t qi, const Queued& e) {
-  const mmu::ReleaseResult rel = m_mmu.release(mmu::ReleaseOp::of(e.charge));
-  PgStats& ps = m_pgstats[e.charge.in_port * 8 + e.charge.pg];
+void Switch::ecn_apply(uint32_t qi, pk::Packet& p, const qm::EcnResult& e) {
+  if (e.drew) m_wred_word[qi] = static_cast<uint32_t>(m_wred_rng[qi].next_u64() >> 32);
+  if (e.mark) pk::set_ecn(p, ecn::codepoint::kCe);
+}
+
+qm::DequeueResult Switch::dequeue(uint32_t qi, pk::Packet& p, bool discard) {
+  qm::DequeueOp op;
+  op.port = static_cast<uint16_t>(qi / 8);
+  op.queue = static_cast<uint8_t>(qi % 8);
+  op.ecn_frame = ecn_frame(p);
+  op.ecn = p.meta.ecn;
+  op.rand32 = m_wred_word[qi];
+  op.discard = discard;
+  const qm::DequeueResult rel = m_qm->dequeue(op);
+  PgStats& ps = m_pgstats[rel.charge.in_port * 8 + rel.charge.pg];
   touch_pg(ps);
   ps.cells = rel.pg.total();
-  const uint32_t bytes = e.p->frame_len();
   QueueStats& qs = m_qstats[qi];
   touch_queue(qs);
   ++qs.deq_packets;
-  qs.deq_bytes += bytes;
+  qs.deq_bytes += rel.bytes;
   --qs.depth_packets;
-  qs.depth_bytes -= bytes;
-  qs.depth_cells -= e.cells;
-  if (m_cfg.mmu.ports[e.charge.in_port].pgs[e.charge.pg].lossless) pfc_update(e.charge.in_port, e.charge.pg, rel.pg, false);
+  qs.depth_bytes -= rel.bytes;
+  qs.depth_cells -= rel.cells;
+  pfc_action(rel.charge.in_port, rel.charge.pg, rel.pfc);
+  return rel;
 }
 
 uint8_t Switch::queues_of(uint8_t prios) const {
@@ -446,13 +463,9 @@ uint8_t Switch::paused_queues(uint32_t port) {
   return q;
 }
 
-void Switch::pfc_update(uint32_t port, uint8_t pg, const mmu::PgState& st, bool in_headroom) {
-  if (!m_cfg.pfc.enabled || !m_pg_prios[pg]) return;
-  switch (m_gen[port * 8 + pg].update(m_cfg.pfc.gen, st.shared, st.headroom, st.threshold, in_headroom)) {
-    case pfc::Generator::Action::xoff: send_pause(port, pg, true); break;
-    case pfc::Generator::Action::xon: send_pause(port, pg, false); break;
-    default: break;
-  }
+void Switch::pfc_action(uint32_t port, uint8_t pg, qm::PfcAction a) {
+  if (a == qm::PfcAction::xoff) send_pause(port, pg, true);
+  if (a == qm::PfcAction::xon) send_pause(port, pg, false);
 }
 
 void Switch::send_pause(uint32_t port, uint8_t pg, bool xoff, bool refresh) {
@@ -489,17 +502,16 @@ void Switch::on_refresh() {
     m_refresh.pop_back();
     // Only the newest schedule of a PG that is still XOFF re-sends (an XON in
     // between ends the refreshes; a new XOFF scheduled its own).
-    if (!m_gen[key].xoff()) continue;
+    const uint16_t port = static_cast<uint16_t>(key / 8);
+    const uint8_t pg = static_cast<uint8_t>(key % 8);
+    if (!m_qm->xoff(port, pg)) continue;
     bool newer = false;
     for (const auto& r : m_refresh) newer |= r.second == key;
     if (newer) continue;
     // The refresh tick re-evaluates XON on the PG's state now (pfc.h: a
     // dynamic threshold may have risen because other PGs drained, and an
     // XOFF PG with nothing left has no operation of its own to resume on).
-    const uint16_t port = static_cast<uint16_t>(key / 8);
-    const uint8_t pg = static_cast<uint8_t>(key % 8);
-    const mmu::PgState st = m_mmu.pg_state(port, pg);
-    if (m_gen[key].update(m_cfg.pfc.gen, st.shared, st.headroom, st.threshold, false) == pfc::Generator::Action::xon) {
+    if (m_qm->pfc_tick(port, pg) == qm::PfcAction::xon) {
       send_pause(port, pg, false);
       continue;
     }
@@ -510,12 +522,12 @@ void Switch::on_refresh() {
 }
 
 void Switch::flush_queue(uint32_t qi) {
-  while (!m_queues[qi].empty()) {
-    const Queued e = m_queues[qi].front();
-    m_queues[qi].pop_front();
-    dequeue_stats(qi, e);
-    buffer.free(e.head_cell, e.cells);
-    drop(e.p, pk::DropReason::pfc_watchdog);
+  const uint16_t port = static_cast<uint16_t>(qi / 8);
+  const uint8_t q = static_cast<uint8_t>(qi % 8);
+  for (uint32_t h; (h = m_qm->head_cell(port, q)) != qm::kNoCell;) {
+    pk::Packet* p = m_slot[h].p;
+    dequeue(qi, *p, true);
+    drop(p, pk::DropReason::pfc_watchdog);
   }
 }
 
@@ -588,7 +600,8 @@ PgStats Switch::pg_stats_now(uint32_t port, uint32_t pg) const {
 
 size_t Switch::frames_held() const {
   size_t n = m_pending.size();
-  for (const auto& q : m_queues) n += q.size();
+  for (uint32_t port = 0; port < ports.size(); ++port)
+    for (uint8_t q = 0; q < 8; ++q) n += m_qm->queue_packets(static_cast<uint16_t>(port), q);
   for (const auto& s : m_staged) n += s.valid;
   for (const auto& p : ports) n += p->frames_held();
   return n;

@@ -44,12 +44,14 @@
 
 #include "buffer/buffer.h"
 #include "core/ring.h"
+#include "core/zero_array.h"
 #include "core/time.h"
 #include "link/ledger.h"
 #include "link/mac.h"
 #include "ecn/marker.h"
 #include "mmu/mmu.h"
 #include "pfc/pfc.h"
+#include "qm/queue_manager.h"
 #include "sched/scheduler.h"
 
 namespace rocesim::sw {
@@ -163,7 +165,13 @@ class Switch : public sc_core::sc_module, public link::TxReady {
   void on_tx_ready(uint32_t port) override;
 
   const SwitchConfig& config() const { return m_cfg; }
-  const mmu::Mmu& mmu() const { return m_mmu; }
+  // The queue manager every buffer, admission, PFC-state and ECN decision
+  // goes through (tlm/qm), and the C++ model's counters.
+  const qm::QueueManagerIf& queue_manager() const { return *m_qm; }
+  const qm::QueueManager& qm_model() const { return m_qm_model; }
+  // Test-only: the model, to corrupt its state on purpose (invariant tests).
+  qm::QueueManager& qm_model_for_test() { return m_qm_model; }
+  const mmu::Mmu& mmu() const { return m_qm_model.mmu(); }
   size_t num_ports() const { return ports.size(); }
   const QueueStats& queue_stats(uint32_t port, uint32_t q) const { return m_qstats[port * 8 + q]; }
   // Statistics with the time integrals brought up to now.
@@ -176,7 +184,9 @@ class Switch : public sc_core::sc_module, public link::TxReady {
   // Traffic class of a parsed frame (the QoS map).
   uint8_t traffic_class(const packet::Meta& m) const;
   const PfcPortStats& pfc_stats(uint32_t port) const { return m_pfc_stats[port]; }
-  const ecn::Counters& ecn_counters(uint32_t port, uint32_t q) const { return m_markers[port * 8 + q].counters(); }
+  const ecn::Counters& ecn_counters(uint32_t port, uint32_t q) const {
+    return m_qm_model.ecn_counters(static_cast<uint16_t>(port), static_cast<uint8_t>(q));
+  }
   const sched::Scheduler& scheduler(uint32_t port) const { return m_sched[port]; }
   uint64_t watchdog_events() const { return m_wd_events; }
   void set_event_log(std::vector<pfc::Event>* log);
@@ -190,12 +200,10 @@ class Switch : public sc_core::sc_module, public link::TxReady {
     bool cut_through;
     bool operator>(const Pending& o) const { return ready_ps != o.ready_ps ? ready_ps > o.ready_ps : seq > o.seq; }
   };
-  struct Queued {
+  // A queued packet, at its head cell (the queue manager holds the lists).
+  struct Slot {
     packet::Packet* p;
     uint64_t eligible_ps;
-    uint32_t head_cell;
-    uint32_t cells;
-    mmu::Charge charge;
   };
   // Ingress: the interface behind rx_in[port]. The pipeline acts a fixed
   // number of cycles after arrival, so its MACs hand frames over early (the
@@ -207,9 +215,14 @@ class Switch : public sc_core::sc_module, public link::TxReady {
     void b_transport(packet::Packet& p, sc_core::sc_time& delay) override { sw->on_rx(port, p, delay); }
   };
   struct Staged {
-    Queued q{};
+    packet::Packet* p = nullptr;
     uint64_t ready_ps = 0;
     bool valid = false;
+  };
+  // The cell chains of the queue manager, for the packet buffer memory.
+  struct Links : buffer::CellLinks {
+    const qm::QueueManagerIf* qm = nullptr;
+    uint32_t next_cell(uint32_t c) const override { return qm->next_cell(c); }
   };
 
   void on_rx(uint32_t port, packet::Packet& p, const sc_core::sc_time& delay);
@@ -220,17 +233,19 @@ class Switch : public sc_core::sc_module, public link::TxReady {
   void schedule_ingress(const Pending& e);
   void schedule_wake(uint32_t port, uint64_t t_ps);
   void drop(packet::Packet* p, packet::DropReason why);
-  // PFC: after an MMU operation on (port, pg).
-  void pfc_update(uint32_t port, uint8_t pg, const mmu::PgState& st, bool in_headroom);
+  // PFC: the queue manager's XOFF/XON transition of (port, pg), if any.
+  void pfc_action(uint32_t port, uint8_t pg, qm::PfcAction a);
   void send_pause(uint32_t port, uint8_t pg, bool xoff, bool refresh = false);
   void on_refresh();
   void on_watchdog();
   uint8_t paused_queues(uint32_t port);
   uint8_t queues_of(uint8_t prios) const;  // the queues carrying these priorities
   void flush_queue(uint32_t qi);
-  void dequeue_stats(uint32_t qi, const Queued& e);
-  // ECN decision for a packet of queue qi at this marking point.
-  void ecn_mark(uint32_t qi, packet::Packet& p, ecn::MarkerConfig::Point point);
+  // The head packet of queue qi out of the queue manager (sent, or discarded).
+  qm::DequeueResult dequeue(uint32_t qi, packet::Packet& p, bool discard);
+  // The queue's next WRED word, and the ECN result applied to the frame.
+  void ecn_apply(uint32_t qi, packet::Packet& p, const qm::EcnResult& e);
+  static bool ecn_frame(const packet::Packet& p);
   void touch_queue(QueueStats& s);
   void touch_pg(PgStats& s);
   uint32_t hash5(const packet::Meta& m) const;
@@ -240,9 +255,13 @@ class Switch : public sc_core::sc_module, public link::TxReady {
   SwitchConfig m_cfg;
   const RouteLookup& m_routes;
   link::Ledger& m_ledger;
-  mmu::Mmu m_mmu;
+  qm::QueueManager m_qm_model;
+  qm::QueueManagerIf* m_qm = &m_qm_model;
+  Links m_links;
   std::vector<std::unique_ptr<PortIf>> m_port_if;
-  std::vector<core::Ring<Queued>> m_queues;  // port * 8 + queue
+  core::ZeroArray<Slot> m_slot;              // per head cell (pages touched only where packets were)
+  std::vector<core::Rng> m_wred_rng;         // per queue (port * 8 + queue): its WRED stream
+  std::vector<uint32_t> m_wred_word;         // the stream's next word
   std::vector<Staged> m_staged;              // per port
   std::vector<QueueStats> m_qstats;
   std::vector<PgStats> m_pgstats;
@@ -255,7 +274,6 @@ class Switch : public sc_core::sc_module, public link::TxReady {
   sc_core::sc_event m_admit_ev, m_wake_ev;
   std::array<uint64_t, static_cast<size_t>(packet::DropReason::count_)> m_drops{};
   // PFC
-  std::vector<pfc::Generator> m_gen;                // port * 8 + pg
   std::array<uint8_t, 8> m_pg_prios{};              // PFC priorities of each PG
   std::array<uint8_t, 8> m_prio_queue{};            // queue carrying each priority
   std::array<uint8_t, 8> m_queue_prios{};           // PFC priorities each queue carries
@@ -272,7 +290,6 @@ class Switch : public sc_core::sc_module, public link::TxReady {
     bool stormed = false;
   };
   std::vector<Wd> m_wd;
-  std::vector<ecn::Marker> m_markers;       // port * 8 + queue
   std::vector<sched::Scheduler> m_sched;     // per port
   sc_core::sc_event m_wd_ev;
   uint64_t m_wd_events = 0;

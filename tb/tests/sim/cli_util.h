@@ -12,6 +12,17 @@
 
 namespace clitest {
 
+// Wall-clock bounds in these tests are calibrated on the Release build (each
+// well above what it needs there). The ASan/UBSan build (make debug) runs
+// several times slower, so its bounds are this many times longer: they still
+// tell "refused before simulating" and "stopped at the next slice" from
+// "ran to the end".
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr double kWallScale = 5.0;
+#else
+inline constexpr double kWallScale = 1.0;
+#endif
+
 struct Result {
   int rc = -1;
   std::string out, err;

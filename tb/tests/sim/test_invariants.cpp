@@ -62,7 +62,7 @@ TEST(Invariants, CellTakenBehindTheMmusBackIsReported) {
   sim::Fabric f("fabric", s);
   ASSERT_FALSE(f.switches().empty());
   sw::Switch& sw0 = *f.switches()[0];
-  ASSERT_NE(sw0.buffer.alloc(1), buffer::kNoCell);  // the test-only corruption
+  sw0.qm_model_for_test().take_cells_unaccounted_for_test(1);  // the test-only corruption
   f.check_invariants(true);
   f.run();
   const sim::InvariantChecker& inv = *f.invariants();
@@ -74,7 +74,7 @@ TEST(Invariants, CellTakenBehindTheMmusBackIsReported) {
   EXPECT_EQ(inv.checks(), 1u);
   const std::string m = inv.violation().message();
   EXPECT_EQ(m.rfind("cell-accounting on " + std::string(sw0.basename()) + " at ", 0), 0u) << m;
-  const uint32_t buffer_used = sw0.buffer.config().total_cells - sw0.buffer.free_cells();
+  const uint32_t buffer_used = sw0.qm_model().total_cells() - sw0.qm_model().free_cells();
   EXPECT_NE(m.find("MMU cells in use " + std::to_string(sw0.mmu().total_used()) + " != buffer cells in use " +
                    std::to_string(buffer_used)),
             std::string::npos)

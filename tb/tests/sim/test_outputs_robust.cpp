@@ -325,7 +325,7 @@ TEST(OutputsRobust, UnwritableOrFullOutputFailsBeforeSimulatingWithExitTwo) {
   Result r = rocesim("run " + ws + " --out " + dir + " --quiet");
   EXPECT_EQ(r.rc, 2) << r.err;
   EXPECT_NE(r.err.find("--out " + dir + ": not writable"), std::string::npos) << r.err;
-  EXPECT_LT(seconds_since(t0), 3.0) << "refused before simulating (the run takes several seconds)";
+  EXPECT_LT(seconds_since(t0), 3.0 * kWallScale) << "refused before simulating (the run takes several seconds)";
   r = rocesim("run " + ws + " --out " + dir + "/sub --quiet");
   EXPECT_EQ(r.rc, 2) << r.err;
   EXPECT_NE(r.err.find("cannot create directory " + dir + "/sub"), std::string::npos) << r.err;
@@ -341,7 +341,7 @@ TEST(OutputsRobust, UnwritableOrFullOutputFailsBeforeSimulatingWithExitTwo) {
   r = rocesim("run " + ws + " --out " + full.dir + "/run --quiet");
   EXPECT_EQ(r.rc, 2) << r.err;
   EXPECT_NE(r.err.find("not writable: No space left on device"), std::string::npos) << r.err;
-  EXPECT_LT(seconds_since(t0), 3.0) << "refused before simulating";
+  EXPECT_LT(seconds_since(t0), 3.0 * kWallScale) << "refused before simulating";
 }
 
 // The repro: on a full disk one failed output used to skip the
@@ -419,7 +419,7 @@ TEST(OutputsRobust, SigintStopsTheRunAndWritesTheOutputsSoFar) {
   const auto t0 = Clock::now();
   ASSERT_EQ(kill(p->pid, SIGINT), 0);
   const int st = p->wait();
-  EXPECT_LT(seconds_since(t0), 5.0) << "stops at the next slice, not at the end (15 ms simulated)";
+  EXPECT_LT(seconds_since(t0), 5.0 * kWallScale) << "stops at the next slice, not at the end (15 ms simulated)";
   ASSERT_TRUE(WIFEXITED(st)) << "signal " << (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
   EXPECT_EQ(WEXITSTATUS(st), 130) << p->err();  // 128 + SIGINT, the shell's convention
   EXPECT_NE(p->err().find("interrupted by SIGINT"), std::string::npos) << p->err();
@@ -460,7 +460,7 @@ TEST(OutputsRobust, MaxWallStopsTheRunWithExit124) {
   EXPECT_EQ(WEXITSTATUS(st), 124) << p.err();  // as timeout(1)
   EXPECT_NE(p.err().find("wall-clock limit (--max-wall 1s)"), std::string::npos) << p.err();
   // 1 s of simulation plus building the model and writing the outputs.
-  EXPECT_LT(wall, 6.0);
+  EXPECT_LT(wall, 6.0 * kWallScale);
   const double sim_wall = std::stod(json_field(slurp(out + "/summary.json"), "wall_time_s"));
   EXPECT_GE(sim_wall, 1.0) << "the simulation ran until the limit";
   EXPECT_LT(sim_wall, 1.5) << "and stopped at the next slice";

@@ -1,0 +1,170 @@
+#include "qm/queue_manager.h"
+
+#include <string>
+
+namespace rocesim::qm {
+
+const char* pfc_action_name(PfcAction a) {
+  switch (a) {
+    case PfcAction::xoff: return "xoff";
+    case PfcAction::xon: return "xon";
+    default: return "none";
+  }
+}
+
+QueueManager::QueueManager(const Config& cfg) : m_cfg(cfg), m_mmu(cfg.mmu) {
+  const uint32_t total = cfg.mmu.total_cells;
+  m_next.resize(total);
+  for (uint32_t c = 0; c < total; ++c) m_next[c] = c + 1 < total ? c + 1 : kNoCell;
+  m_free_head = total ? 0 : kNoCell;
+  m_free_count = total;
+  m_desc = core::ZeroArray<Desc>(total);
+  const size_t n = cfg.mmu.ports.size();
+  m_q.resize(n * kQueues);
+  m_gen.resize(n * kQueues);
+  m_markers.reserve(n * kQueues);
+  for (size_t p = 0; p < n; ++p)
+    for (int q = 0; q < kQueues; ++q) m_markers.emplace_back(cfg.ecn[q]);
+}
+
+PfcAction QueueManager::pfc_eval(uint16_t port, uint8_t pg, const mmu::PgState& st, bool in_headroom) {
+  if (!m_cfg.pfc_enabled || !(m_cfg.pfc_pgs >> pg & 1)) return PfcAction::none;
+  switch (m_gen[qi(port, pg)].update(m_cfg.pfc, st.shared, st.headroom, st.threshold, in_headroom)) {
+    case pfc::Generator::Action::xoff: return PfcAction::xoff;
+    case pfc::Generator::Action::xon: return PfcAction::xon;
+    default: return PfcAction::none;
+  }
+}
+
+EcnResult QueueManager::ecn_decide(size_t q, uint64_t len, uint8_t ecn, uint32_t rand32) {
+  const ecn::Decision d = m_markers[q].decide_with(len, ecn, rand32);
+  return EcnResult{true, d.would_mark, d.mark, d.drew};
+}
+
+EnqueueResult QueueManager::enqueue(const EnqueueOp& op) {
+  const size_t q = qi(op.out_port, op.queue);
+  if (op.out_port >= ports() || op.queue >= kQueues)
+    throw std::invalid_argument("qm::enqueue: no queue (" + std::to_string(op.out_port) + ", " +
+                                std::to_string(op.queue) + ")");
+  // The queue as the packet finds it (ECN at enqueue), read before the admit charges it.
+  const uint64_t q_cells_before = m_mmu.queue_state(op.out_port, op.queue).total();
+  mmu::AdmitOp a;
+  a.in_port = op.in_port;
+  a.pg = op.pg;
+  a.out_port = op.out_port;
+  a.queue = op.queue;
+  a.cells = op.cells;
+  a.lossless = op.lossless;
+  const mmu::AdmitResult r = m_mmu.admit(a);  // throws on a malformed op
+  EnqueueResult out;
+  out.verdict = r.verdict;
+  out.lossless = r.lossless;
+  out.in_headroom = r.in_headroom;
+  out.charge = r.charge;
+  out.pg = r.pg;
+  if (!r.admitted()) return out;
+
+  // Cells off the free list, in list order. The MMU's ingress view fits the
+  // buffer (mmu::validate), so they are there.
+  if (op.cells > m_free_count) throw std::logic_error("qm::enqueue: admitted a packet the free list cannot hold");
+  const uint32_t head = m_free_head;
+  uint32_t last = head;
+  for (uint32_t i = 1; i < op.cells; ++i) last = m_next[last];
+  m_free_head = m_next[last];
+  m_next[last] = kNoCell;
+  m_free_count -= op.cells;
+  out.head_cell = head;
+
+  if (r.lossless) out.pfc = pfc_eval(op.in_port, op.pg, r.pg, r.in_headroom);
+
+  Queue& qu = m_q[q];
+  const ecn::MarkerConfig& mc = m_cfg.ecn[op.queue];
+  if (op.ecn_frame && mc.mode != ecn::MarkerConfig::Mode::off && mc.point == ecn::MarkerConfig::Point::enqueue)
+    out.ecn = ecn_decide(q, mc.unit == ecn::MarkerConfig::Unit::cells ? q_cells_before : qu.bytes, op.ecn, op.rand32);
+
+  Desc& d = m_desc[head];
+  d.next_pkt = kNoCell;
+  d.cells = op.cells;
+  d.bytes = op.bytes;
+  d.in_port = op.in_port;
+  d.pg = op.pg;
+  if (qu.tail == kNoCell) {
+    qu.head = head;
+  } else {
+    m_desc[qu.tail].next_pkt = head;
+  }
+  qu.tail = head;
+  ++qu.packets;
+  qu.bytes += op.bytes;
+  return out;
+}
+
+DequeueResult QueueManager::dequeue(const DequeueOp& op) {
+  if (op.port >= ports() || op.queue >= kQueues)
+    throw std::invalid_argument("qm::dequeue: no queue (" + std::to_string(op.port) + ", " + std::to_string(op.queue) +
+                                ")");
+  const size_t q = qi(op.port, op.queue);
+  Queue& qu = m_q[q];
+  if (qu.head == kNoCell) throw std::logic_error("qm::dequeue: queue is empty");
+  const uint32_t head = qu.head;
+  const Desc d = m_desc[head];
+  qu.head = d.next_pkt;
+  if (qu.head == kNoCell) qu.tail = kNoCell;
+  --qu.packets;
+  qu.bytes -= d.bytes;
+
+  DequeueResult out;
+  out.head_cell = head;
+  out.cells = d.cells;
+  out.bytes = d.bytes;
+  mmu::ReleaseOp ro;
+  ro.in_port = d.in_port;
+  ro.pg = d.pg;
+  ro.out_port = op.port;
+  ro.queue = op.queue;
+  ro.cells = d.cells;
+  const mmu::ReleaseResult rel = m_mmu.release(ro);
+  out.charge = rel.returned;
+  out.charge.in_port = d.in_port;
+  out.charge.pg = d.pg;
+  out.charge.out_port = op.port;
+  out.charge.queue = op.queue;
+  out.pg = rel.pg;
+  if (m_cfg.mmu.ports[d.in_port].pgs[d.pg].lossless) out.pfc = pfc_eval(d.in_port, d.pg, rel.pg, false);
+
+  // The chain back onto the free list, whole: its head is handed out next.
+  uint32_t last = head;
+  for (uint32_t i = 1; i < d.cells; ++i) last = m_next[last];
+  m_next[last] = m_free_head;
+  m_free_head = head;
+  m_free_count += d.cells;
+
+  const ecn::MarkerConfig& mc = m_cfg.ecn[op.queue];
+  if (!op.discard && op.ecn_frame && mc.mode != ecn::MarkerConfig::Mode::off &&
+      mc.point == ecn::MarkerConfig::Point::dequeue)
+    out.ecn = ecn_decide(q, mc.unit == ecn::MarkerConfig::Unit::cells ? rel.queue.total() : qu.bytes, op.ecn, op.rand32);
+  return out;
+}
+
+PfcAction QueueManager::pfc_tick(uint16_t port, uint8_t pg) {
+  if (port >= ports() || pg >= kQueues) throw std::invalid_argument("qm::pfc_tick: no PG");
+  if (!m_gen[qi(port, pg)].xoff()) return PfcAction::none;
+  return pfc_eval(port, pg, m_mmu.pg_state(port, pg), false);
+}
+
+void QueueManager::take_cells_unaccounted_for_test(uint32_t n) {
+  for (uint32_t i = 0; i < n && m_free_head != kNoCell; ++i) {
+    const uint32_t c = m_free_head;
+    m_free_head = m_next[c];
+    m_next[c] = kNoCell;
+    --m_free_count;
+  }
+}
+
+uint32_t QueueManager::free_list_length() const {
+  uint32_t n = 0;
+  for (uint32_t c = m_free_head; c != kNoCell && n <= total_cells(); c = m_next[c]) ++n;
+  return n;
+}
+
+}  // namespace rocesim::qm
