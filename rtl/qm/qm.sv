@@ -21,8 +21,9 @@
 //
 // Storage: configuration registers written through the CSR port; per (port,
 // PG) and (port, queue) state in registers; the next-cell memory and the
-// packet descriptor memory (indexed by head cell) as CELLS-deep arrays with
-// one write per cycle each (asynchronous read, as register files). The
+// packet descriptor memory (indexed by head cell: next packet, cells, bytes,
+// ingress port and PG) as CELLS-deep arrays with one write per cycle each
+// (asynchronous read, as register files). The
 // next-cell memory is built by a walk of total_cells cycles after a G_CTRL
 // init (busy meanwhile), as a RAM without reset would be.
 module qm #(
@@ -82,7 +83,7 @@ module qm #(
     output logic [2:0]        res_queue,
     output logic [PLW-1:0]    res_in_pool,
     output logic [PLW-1:0]    res_eg_pool,
-    output logic [CNT_W-1:0]  res_in_reserved,  // charge: buckets (admit's record)
+    output logic [CNT_W-1:0]  res_in_reserved,  // charge: buckets (enqueue: charged; dequeue: returned from)
     output logic [CNT_W-1:0]  res_in_shared,
     output logic [CNT_W-1:0]  res_headroom,
     output logic [CNT_W-1:0]  res_eg_reserved,
@@ -289,14 +290,14 @@ module qm #(
   logic [CNT_W-1:0] hdrm_used;
   logic [CW-1:0]    free_head;
   logic [CNT_W-1:0] free_count;
-  // cell memories: next-cell pointers; the descriptor of a packet at its head cell
+  // cell memories: next-cell pointers; the descriptor of a packet at its head
+  // cell (next packet, cells, bytes, the PG it was charged to)
   logic [CW-1:0]     next_mem [CELLS];
   logic [CW-1:0]     d_next_pkt [CELLS];
   logic [CNT_W-1:0]  d_cells [CELLS];
   logic [BYTE_W-1:0] d_bytes [CELLS];
   logic [PW-1:0]     d_in_port [CELLS];
   logic [2:0]        d_pg [CELLS];
-  logic [CNT_W-1:0]  d_in_r [CELLS], d_in_s [CELLS], d_hr [CELLS], d_eg_r [CELLS], d_eg_s [CELLS];
 
   typedef enum logic [2:0] {
     S_IDLE, S_INIT, S_ENQ_ADMIT, S_ENQ_WALK, S_DEQ_HEAD, S_DEQ_WALK, S_TICK
@@ -322,7 +323,6 @@ module qm #(
   logic [CW-1:0]     r_head;         // the packet's head cell
   logic [AW-1:0]     r_cur;          // the walk's cell
   logic [CNT_W-1:0]  r_k;            // cells walked
-  logic [CNT_W-1:0]  r_in_r, r_in_s, r_hr, r_eg_r, r_eg_s;  // admit's charge
 
   assign op_ready = state == S_IDLE && init_done && !init_pending;
   assign busy = state != S_IDLE || init_pending;
@@ -519,11 +519,6 @@ module qm #(
       r_head <= NOCELL;
       r_cur <= '0;
       r_k <= '0;
-      r_in_r <= '0;
-      r_in_s <= '0;
-      r_hr <= '0;
-      r_eg_r <= '0;
-      r_eg_s <= '0;
       free_head <= NOCELL;
       free_count <= '0;
       hdrm_used <= '0;
@@ -651,11 +646,6 @@ module qm #(
             for (int p = 0; p < POOLS; p++)
               pool_used[p] <= pool_used[p] + (PLW'(p) == g_pool ? a_in_s : '0) + (PLW'(p) == e_pool ? a_eg_s : '0);
             if (cfg_shared_hdrm != '0) hdrm_used <= hdrm_used + a_hr;
-            r_in_r <= a_in_r;
-            r_in_s <= a_in_s;
-            r_hr <= a_hr;
-            r_eg_r <= a_eg_r;
-            r_eg_s <= a_eg_s;
             r_lossless <= a_lossless;
             r_in_headroom <= a_hr != '0;
             res_verdict <= V_ADMIT;
@@ -702,11 +692,6 @@ module qm #(
             d_bytes[r_head[AW-1:0]] <= o_bytes;
             d_in_port[r_head[AW-1:0]] <= o_in_port;
             d_pg[r_head[AW-1:0]] <= o_pg;
-            d_in_r[r_head[AW-1:0]] <= r_in_r;
-            d_in_s[r_head[AW-1:0]] <= r_in_s;
-            d_hr[r_head[AW-1:0]] <= r_hr;
-            d_eg_r[r_head[AW-1:0]] <= r_eg_r;
-            d_eg_s[r_head[AW-1:0]] <= r_eg_s;
             if (q_packets[qi] == '0) q_head[qi] <= r_head;
             else d_next_pkt[q_tail[qi][AW-1:0]] <= r_head;
             q_tail[qi] <= r_head;
@@ -766,11 +751,11 @@ module qm #(
             res_queue <= o_queue;
             res_in_pool <= g_pool;
             res_eg_pool <= e_pool;
-            res_in_reserved <= d_in_r[head_addr];
-            res_in_shared <= d_in_s[head_addr];
-            res_headroom <= d_hr[head_addr];
-            res_eg_reserved <= d_eg_r[head_addr];
-            res_eg_shared <= d_eg_s[head_addr];
+            res_in_reserved <= l_in_r;
+            res_in_shared <= l_in_s;
+            res_headroom <= l_hr;
+            res_eg_reserved <= l_eg_r;
+            res_eg_shared <= l_eg_s;
             state <= S_DEQ_WALK;
           end
         end

@@ -246,7 +246,8 @@ TEST(RtlQm, EgressDynamicThreshold) {
 // reserve, then shared while s + 1 <= 6, then all to headroom (in_headroom),
 // then headroom_overflow; the egress side never drops them although the
 // queue's static threshold is 1. Releases return headroom, then shared, then
-// reserve (counter order), whichever packet leaves.
+// reserve (counter order), whichever packet leaves, and the dequeue reports
+// those buckets.
 TEST(RtlQm, LosslessIntoHeadroomAndReleaseOrder) {
   qm::Config c = base(512, 2, 200, 200);
   mmu::PgProfile& g = c.mmu.ports[0].pgs[3];
@@ -288,23 +289,39 @@ TEST(RtlQm, LosslessIntoHeadroomAndReleaseOrder) {
   // egress: accounting only (shared far above the static 1)
   EXPECT_EQ(q.queue_state(1, 3).shared, 18u);
   EXPECT_EQ(q.pool_used(1), 18u);
-  // Release order: headroom first, then shared, then reserve; the dequeue
-  // result carries the admit's own record (the first packets: reserve).
+  // Release order: headroom first, then shared, then reserve (queue: shared,
+  // then reserve), whichever packet leaves; the dequeue's charge is what came
+  // back from each bucket, so the first packets out (charged to the reserve)
+  // return headroom.
+  uint32_t qs = 18, qr = 0;  // the queue has no reserve: all 18 cells shared
   for (size_t i = 0; i < charged.size(); ++i) {
     const qm::DequeueResult d = q.dequeue(deq(1, 3));
-    EXPECT_EQ(d.charge.in_reserved, charged[i].in_reserved) << i;
-    EXPECT_EQ(d.charge.in_shared, charged[i].in_shared) << i;
-    EXPECT_EQ(d.charge.headroom, charged[i].headroom) << i;
+    const uint32_t want_h = h > 0, want_s = !want_h && s > 0, want_r = !want_h && !want_s;
+    EXPECT_EQ(d.charge.headroom, want_h) << i;
+    EXPECT_EQ(d.charge.in_shared, want_s) << i;
+    EXPECT_EQ(d.charge.in_reserved, want_r) << i;
+    EXPECT_EQ(d.charge.eg_shared, 1u) << i;
+    EXPECT_EQ(d.charge.eg_reserved, 0u) << i;
     EXPECT_EQ(d.charge.in_port, 0u);
     EXPECT_EQ(d.charge.pg, 3u);
-    if (h > 0) --h;
-    else if (s > 0) --s;
-    else --r;
+    EXPECT_EQ(d.charge.out_port, 1u);
+    EXPECT_EQ(d.charge.queue, 3u);
+    EXPECT_EQ(d.charge.in_pool, 0u);
+    EXPECT_EQ(d.charge.eg_pool, 1u);
+    h -= want_h;
+    s -= want_s;
+    r -= want_r;
+    --qs;
     EXPECT_EQ(d.pg.reserved, r) << i;
     EXPECT_EQ(d.pg.shared, s) << i;
     EXPECT_EQ(d.pg.headroom, h) << i;
+    EXPECT_EQ(q.queue_state(1, 3).shared, qs);
+    EXPECT_EQ(q.queue_state(1, 3).reserved, qr);
     EXPECT_EQ(q.last_cycles(), 2u);
   }
+  // the admits charged the first two to the reserve, the last ten to headroom
+  EXPECT_EQ(charged.front().in_reserved, 1u);
+  EXPECT_EQ(charged.back().headroom, 1u);
   EXPECT_EQ(q.free_cells(), 512u);
   EXPECT_EQ(q.pool_used(0) + q.pool_used(1), 0u);
 }
