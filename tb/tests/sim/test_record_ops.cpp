@@ -147,3 +147,44 @@ TEST(RecordOps, RecordingDoesNotChangeTheRun) {
   for (const char* f : {"flows.csv", "queues.csv", "pfc.csv"})
     EXPECT_TRUE(slurp(r.dir + "/plain/" + f) == slurp(r.dir + "/run/" + f)) << f;
 }
+
+// A run small enough for the RTL's build parameters (rtl/CMakeLists.txt: 8
+// ports, 4096 cells): 3-to-1 incast of 4 MiB each with PFC and WRED in
+// cells. qm_replay --impl rtl drives the Verilated queue manager with the
+// recorded operations and every decision agrees with what the C++ model
+// decided in the run.
+TEST(RecordOps, TheRtlReplaysTheRunsDecisions) {
+  const std::string dir = temp_dir();
+  write_file(dir + "/small.yaml",
+             "name: rtl_sized_incast\n"
+             "topology: {kind: single_switch, hosts: 4, host_rate: 100Gbps}\n"
+             "hosts: {mtu: 4096}\n"
+             "switch:\n"
+             "  buffer: {size: 1MiB, cell: 256B}\n"
+             "  mmu:\n"
+             "    pools: {ingress_lossless: 448KiB, ingress_lossy: 128KiB, egress_lossless: 768KiB, egress_lossy: "
+             "256KiB}\n"
+             "    shared_headroom: 160KiB\n"
+             "  ecn: {mode: wred, unit: cells, kmin: 40, kmax: 400, pmax: 0.5}\n"
+             "flows:\n"
+             "  - {src: h0, dst: h3, size: 4MiB}\n"
+             "  - {src: h1, dst: h3, size: 4MiB}\n"
+             "  - {src: h2, dst: h3, size: 4MiB}\n");
+  const Result run = rocesim("run " + dir + "/small.yaml --out " + dir + "/run --quiet --record-ops " + dir + "/s.ops");
+  ASSERT_EQ(run.rc, 0) << run.err;
+  const Counts c = count(slurp(dir + "/s.ops"));
+  EXPECT_GE(c.enq + c.deq, 5000u);
+  EXPECT_GT(c.xoff, 0u);
+  const Result rp = sh(replay_bin() + " --impl rtl " + dir + "/s.ops");
+  if (rp.err.find("this build has no RTL model") != std::string::npos) GTEST_SKIP() << "built without Verilator";
+  EXPECT_EQ(rp.rc, 0) << rp.out << rp.err;
+  EXPECT_NE(rp.out.find("(rtl): " + std::to_string(c.enq + c.deq + c.tick) + " operations on 1 switches"),
+            std::string::npos)
+      << rp.out;
+  EXPECT_NE(rp.out.find("every decision agrees"), std::string::npos) << rp.out;
+  // A larger switch than the RTL was built for is refused, not mis-simulated.
+  const Recorded& big = recorded();
+  const Result too_big = sh(replay_bin() + " --impl rtl " + big.dir + "/ops.txt");
+  EXPECT_EQ(too_big.rc, 2) << too_big.out;
+  EXPECT_NE(too_big.err.find("rtl cannot hold the configuration"), std::string::npos) << too_big.err;
+}
