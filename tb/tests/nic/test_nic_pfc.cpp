@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "../link/pcap_read.h"
 #include "../sim/cli_util.h"
 #include "core/config.h"
 #include "core/time.h"
@@ -70,29 +71,20 @@ struct PfcTap : link::FrameTap {
 
 // Reads a nanosecond pcap (magic 0xa1b23c4d, little-endian as written on x86).
 std::vector<Pfc> read_pcap_pfc(const std::string& path, uint64_t& other) {
-  const std::string d = clitest::slurp(path);
+  const testkit::PcapFile file = testkit::read_pcap(path);
   std::vector<Pfc> out;
   other = 0;
-  auto u32 = [&](size_t o) {
-    uint32_t v;
-    std::memcpy(&v, d.data() + o, 4);
-    return v;
-  };
-  if (d.size() < 24 || u32(0) != 0xa1b23c4d) {
+  if (file.magic != 0xa1b23c4d) {
     ADD_FAILURE() << path << ": not a nanosecond pcap";
     return out;
   }
-  for (size_t o = 24; o + 16 <= d.size();) {
-    const uint64_t ns = uint64_t(u32(o)) * 1000000000ull + u32(o + 4);
-    const uint32_t incl = u32(o + 8);
-    if (o + 16 + incl > d.size()) break;
+  for (const testkit::PcapRecord& r : file.records) {
     Pfc f{};
-    if (parse_pfc(reinterpret_cast<const uint8_t*>(d.data() + o + 16), incl, ns, f)) {
+    if (parse_pfc(reinterpret_cast<const uint8_t*>(r.data.data()), r.incl_len, r.ns, f)) {
       out.push_back(f);
     } else {
       ++other;
     }
-    o += 16 + incl;
   }
   return out;
 }

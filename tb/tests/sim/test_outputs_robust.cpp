@@ -21,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "../link/pcap_read.h"
 #include "cli_util.h"
 
 using namespace clitest;
@@ -92,31 +93,17 @@ size_t expect_well_formed_csv(const std::string& path) {
   return rows;
 }
 
-uint32_t le32(const std::string& s, size_t at) {
-  uint32_t v = 0;
-  for (int i = 3; i >= 0; --i) v = v << 8 | static_cast<uint8_t>(s[at + static_cast<size_t>(i)]);
-  return v;
-}
-
 // A well-formed pcap (the libpcap file format): the 24-byte global header with
 // the nanosecond magic, then whole records (16-byte header + incl_len bytes)
 // up to exactly the end of the file. Returns the records.
 size_t expect_well_formed_pcap(const std::string& path) {
-  const std::string t = slurp(path);
-  EXPECT_GE(t.size(), 24u) << path;
-  if (t.size() < 24) return 0;
-  EXPECT_EQ(le32(t, 0), 0xa1b23c4du) << path;
-  const uint32_t snaplen = le32(t, 16);
-  size_t at = 24, n = 0;
-  while (at + 16 <= t.size()) {
-    const uint32_t incl = le32(t, at + 8);
-    EXPECT_LE(incl, snaplen) << path << " record " << n;
-    if (incl > snaplen || at + 16 + incl > t.size()) break;
-    at += 16 + incl;
-    ++n;
-  }
-  EXPECT_EQ(at, t.size()) << path << ": a record is cut short";
-  return n;
+  const testkit::PcapFile f = testkit::read_pcap(path);
+  EXPECT_GE(f.file_bytes, 24u) << path;
+  if (f.file_bytes < 24) return 0;
+  EXPECT_EQ(f.magic, 0xa1b23c4du) << path;
+  for (size_t n = 0; n < f.records.size(); ++n) EXPECT_LE(f.records[n].incl_len, f.snaplen) << path << " record " << n;
+  EXPECT_EQ(f.parsed_bytes, f.file_bytes) << path << ": a record is cut short";
+  return f.records.size();
 }
 
 // Every output in dir is final (no .partial left) and well formed.

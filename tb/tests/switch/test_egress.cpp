@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "../link/pcap_read.h"
 #include "core/config.h"
 #include "core/time.h"
 #include "link/pcap.h"
@@ -74,18 +75,11 @@ std::string two_to_one(uint32_t payload, const std::string& clock, const std::st
 
 // pcap record timestamps, read with our own parser (not the writer's code).
 std::vector<uint64_t> pcap_times_ns(const std::string& path, uint32_t caplen_of_interest) {
-  std::ifstream f(path, std::ios::binary);
+  const testkit::PcapFile f = testkit::read_pcap(path);
+  EXPECT_EQ(f.magic, 0xa1b23c4du) << "nanosecond pcap magic";
   std::vector<uint64_t> t;
-  uint32_t hdr[6];
-  if (!f.read(reinterpret_cast<char*>(hdr), sizeof hdr)) return t;
-  EXPECT_EQ(hdr[0], 0xa1b23c4du) << "nanosecond pcap magic";
-  uint32_t rec[4];
-  std::vector<char> data;
-  while (f.read(reinterpret_cast<char*>(rec), sizeof rec)) {
-    data.resize(rec[2]);
-    if (!f.read(data.data(), rec[2])) break;
-    if (rec[3] == caplen_of_interest) t.push_back(static_cast<uint64_t>(rec[0]) * 1000000000ull + rec[1]);
-  }
+  for (const testkit::PcapRecord& r : f.records)
+    if (r.orig_len == caplen_of_interest) t.push_back(r.ns);
   return t;
 }
 
