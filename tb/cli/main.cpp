@@ -71,6 +71,8 @@ const char* kRunHelp =
     "                        for the headers only (no payload)\n"
     "  --quiet               print nothing but errors\n"
     "  --record-ops FILE     write every queue-manager operation and its result to FILE (replay: qm_replay FILE)\n"
+    "  --queue-impl MODE     tlm (default) or lockstep: the C++ queue manager and the RTL compared (= --set\n"
+    "                        switch.queue_impl=MODE)\n"
     "  --check-invariants    check the model every 10 us simulated and at the end (packet conservation,\n"
     "                        cell accounting, counters, RC PSN order); a violation ends the run, exit 1\n"
     "\n"
@@ -198,6 +200,10 @@ int parse_args(int argc, char** argv, Args& a) {
       std::string v;
       if (!value(v)) return usage_error("--pcap needs NODE:PORT", help);
       a.pcaps.push_back(v);
+    } else if (arg == "--queue-impl") {
+      std::string v;
+      if (!value(v) || v.empty()) return usage_error("--queue-impl needs tlm or lockstep", help);
+      a.sets.push_back("switch.queue_impl=" + v);
     } else if (a.cmd == "run" && arg == "--record-ops") {
       if (!value(a.record_ops) || a.record_ops.empty()) return usage_error("--record-ops needs a file name", help);
     } else if (a.cmd == "run" && arg == "--check-invariants") {
@@ -400,6 +406,15 @@ int run_main(int argc, char** argv) {
   if (!status.reason.empty()) std::cerr << "rocesim: " << status.reason << " at " << sim::ps_to_ns_text(res.sim_time_ps)
                                         << " ns simulated: outputs so far in " << a.out << " (\"complete\": false)\n";
   if (inv && !inv->ok()) return kFail;  // the reason is printed above
+  for (const auto& sw : fabric.switches()) {
+    const qm::LockstepQueueManager* l = sw->lockstep();
+    if (!l || !l->mismatches()) continue;
+    const qm::Mismatch& m = l->first_mismatch();
+    std::cerr << "rocesim: lockstep mismatch on " << sw->basename() << " at " << sim::ps_to_ns_text(m.t_ps)
+              << " ns: " << m.what << " (" << l->mismatches() << " of " << l->operations()
+              << " operations differ; first: " << m.op << ")\n";
+    return kFail;
+  }
   if (inv && !a.quiet) std::cout << "  invariants: all held at " << inv->checks() << " checks\n";
   if (!res.conserved) {
     std::cerr << "rocesim: packet conservation violated: sent " << res.sent << " != delivered " << res.delivered

@@ -1,5 +1,9 @@
 #include "sim/fabric.h"
 
+#if ROCESIM_HAVE_RTL
+#include "qm_rtl.h"
+#endif
+
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -107,6 +111,10 @@ Fabric::Fabric(sc_module_name name, const Scenario& s) : sc_module(name), m_s(s)
       m_routes.push_back(std::make_unique<TopoRoutes>(T.routes[n]));
       m_switches.push_back(std::make_unique<sw::Switch>(node.name.c_str(), c, *m_routes.back(), m_ledger));
       m_switches.back()->set_event_log(&m_events);
+#if ROCESIM_HAVE_RTL
+      if (m_s.sw.queue_impl == "lockstep")  // validated in read_scenario: fits the RTL
+        m_switches.back()->enable_lockstep(std::make_unique<rtl::QmRtl>(m_switches.back()->qm_model().config()));
+#endif
       m_sw_index[n] = static_cast<int>(m_switches.size() - 1);
     }
     auto mac_at = [&](topology::PortRef r) -> link::Mac& {

@@ -309,6 +309,21 @@ std::string summary_json(Fabric& f, const RunResult& r, const RunStatus& st) {
   o << "  \"wall_time_s\": " << num(r.wall_time_s) << ",\n";
   o << "  \"events\": " << r.events << ",\n";
   o << "  \"link_hops\": " << r.link_hops << ",\n";
+  if (s.sw.queue_impl == "lockstep") {
+    uint64_t ops = 0, bad = 0;
+    std::string first = "null";
+    for (const auto& sw : f.switches()) {
+      const qm::LockstepQueueManager* l = sw->lockstep();
+      if (!l) continue;
+      ops += l->operations();
+      if (l->mismatches() && !bad)
+        first = json_str(std::string(sw->basename()) + " at " + ps_to_ns_text(l->first_mismatch().t_ps) + " ns: " +
+                         l->first_mismatch().what + ": " + l->first_mismatch().op);
+      bad += l->mismatches();
+    }
+    o << "  \"lockstep\": {\"operations\": " << ops << ", \"mismatches\": " << bad << ", \"first_mismatch\": " << first
+      << "},\n";
+  }
   o << "  \"link_hops_per_wall_s\": " << num(r.wall_time_s > 0 ? static_cast<double>(r.link_hops) / r.wall_time_s : 0)
     << ",\n";
   o << "  \"packets\": {\"sent\": " << r.sent << ", \"delivered\": " << r.delivered << ", \"dropped\": " << r.dropped

@@ -132,8 +132,17 @@ void Switch::set_event_log(std::vector<pfc::Event>* log) {
 
 Switch::~Switch() { m_gp.clear_extension(&m_cc); }
 
+qm::Config Switch::queue_manager_config(const SwitchConfig& cfg) { return qm_config(cfg); }
+
+void Switch::enable_lockstep(std::unique_ptr<qm::QueueManagerIf> dut) {
+  m_dut = std::move(dut);
+  m_lockstep = std::make_unique<qm::LockstepQueueManager>(m_qm_model, *m_dut, [] { return core::now_ps(); });
+  m_qm = m_lockstep.get();
+  m_links.qm = m_qm;
+}
+
 void Switch::record_ops(std::FILE* out, uint32_t index) {
-  m_recorder = std::make_unique<qm::RecordingQueueManager>(m_qm_model, out, index, [] { return core::now_ps(); });
+  m_recorder = std::make_unique<qm::RecordingQueueManager>(*m_qm, out, index, [] { return core::now_ps(); });
   m_qm = m_recorder.get();
   m_links.qm = m_qm;
 }

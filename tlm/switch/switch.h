@@ -57,6 +57,7 @@
 #include "ecn/marker.h"
 #include "mmu/mmu.h"
 #include "pfc/pfc.h"
+#include "qm/lockstep.h"
 #include "qm/ops_file.h"
 #include "qm/queue_manager.h"
 #include "sched/scheduler.h"
@@ -164,6 +165,8 @@ class Switch : public sc_core::sc_module, public link::TxReady {
   sc_core::sc_vector<link::pkt_initiator_socket> tx_out;  // to ports[i].tx_in
 
   SC_HAS_PROCESS(Switch);
+  // The queue manager configuration of a switch with this chip configuration.
+  static qm::Config queue_manager_config(const SwitchConfig& cfg);
   // Throws std::invalid_argument when the MMU configuration is invalid.
   Switch(sc_core::sc_module_name name, const SwitchConfig& cfg, const RouteLookup& routes, link::Ledger& ledger);
   ~Switch() override;
@@ -182,6 +185,10 @@ class Switch : public sc_core::sc_module, public link::TxReady {
   // --record-ops: every queue-manager operation and its result from now on,
   // appended to `out` as switch `index` (qm/ops_file.h).
   void record_ops(std::FILE* out, uint32_t index);
+  // switch.queue_impl: lockstep: every operation also goes to `dut` (the
+  // RTL), compared with the model after each (qm/lockstep.h). Before run().
+  void enable_lockstep(std::unique_ptr<qm::QueueManagerIf> dut);
+  const qm::LockstepQueueManager* lockstep() const { return m_lockstep.get(); }
   size_t num_ports() const { return ports.size(); }
   const QueueStats& queue_stats(uint32_t port, uint32_t q) const { return m_qstats[port * 8 + q]; }
   // Statistics with the time integrals brought up to now.
@@ -268,6 +275,8 @@ class Switch : public sc_core::sc_module, public link::TxReady {
   qm::QueueManager m_qm_model;
   qm::QueueManagerIf* m_qm = &m_qm_model;
   std::unique_ptr<qm::RecordingQueueManager> m_recorder;
+  std::unique_ptr<qm::QueueManagerIf> m_dut;
+  std::unique_ptr<qm::LockstepQueueManager> m_lockstep;
   Links m_links;
   std::vector<std::unique_ptr<PortIf>> m_port_if;
   core::ZeroArray<Slot> m_slot;              // per head cell (pages touched only where packets were)

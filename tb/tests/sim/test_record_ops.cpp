@@ -182,9 +182,23 @@ TEST(RecordOps, TheRtlReplaysTheRunsDecisions) {
             std::string::npos)
       << rp.out;
   EXPECT_NE(rp.out.find("every decision agrees"), std::string::npos) << rp.out;
-  // A larger switch than the RTL was built for is refused, not mis-simulated.
+  // The 20-switch leaf-spine record replays on the RTL too (its switches fit
+  // the default build: 32 ports, 65 536 cells), with every decision agreeing.
   const Recorded& big = recorded();
-  const Result too_big = sh(replay_bin() + " --impl rtl " + big.dir + "/ops.txt");
+  const Counts bc = count(big.ops);
+  const Result ls = sh(replay_bin() + " --impl rtl " + big.dir + "/ops.txt");
+  EXPECT_EQ(ls.rc, 0) << ls.out << ls.err;
+  EXPECT_NE(ls.out.find("(rtl): " + std::to_string(bc.enq + bc.deq + bc.tick) + " operations on 20 switches"),
+            std::string::npos)
+      << ls.out;
+  // A switch larger than the RTL was built for is refused, not mis-simulated:
+  // the small record with its switch declared as 40 ports.
+  std::string text = slurp(dir + "/s.ops");
+  const size_t at = text.find("\nswitch 0 sw0 4 ");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 17, "\nswitch 0 sw0 40 ");
+  write_file(dir + "/big.ops", text);
+  const Result too_big = sh(replay_bin() + " --impl rtl " + dir + "/big.ops");
   EXPECT_EQ(too_big.rc, 2) << too_big.out;
   EXPECT_NE(too_big.err.find("rtl cannot hold the configuration"), std::string::npos) << too_big.err;
 }
