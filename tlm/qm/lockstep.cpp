@@ -27,25 +27,25 @@ void LockstepQueueManager::check(const OpRecord& ref, const OpRecord& dut, uint1
   std::string diff;
   if (!same_result(ref, dut, diff)) return mismatch(ref, diff);
   // The state the operation touched, read from both.
-  if (m_ref.head_cell(port, queue) != m_dut.head_cell(port, queue))
-    return mismatch(ref, pair_text("queue head", m_ref.head_cell(port, queue), m_dut.head_cell(port, queue)));
-  if (m_ref.queue_packets(port, queue) != m_dut.queue_packets(port, queue))
-    return mismatch(ref, pair_text("queue packets", m_ref.queue_packets(port, queue), m_dut.queue_packets(port, queue)));
-  if (m_ref.queue_bytes(port, queue) != m_dut.queue_bytes(port, queue))
-    return mismatch(ref, pair_text("queue bytes", m_ref.queue_bytes(port, queue), m_dut.queue_bytes(port, queue)));
-  const mmu::QueueState qa = m_ref.queue_state(port, queue), qb = m_dut.queue_state(port, queue);
+  if (m_inner.head_cell(port, queue) != m_dut.head_cell(port, queue))
+    return mismatch(ref, pair_text("queue head", m_inner.head_cell(port, queue), m_dut.head_cell(port, queue)));
+  if (m_inner.queue_packets(port, queue) != m_dut.queue_packets(port, queue))
+    return mismatch(ref, pair_text("queue packets", m_inner.queue_packets(port, queue), m_dut.queue_packets(port, queue)));
+  if (m_inner.queue_bytes(port, queue) != m_dut.queue_bytes(port, queue))
+    return mismatch(ref, pair_text("queue bytes", m_inner.queue_bytes(port, queue), m_dut.queue_bytes(port, queue)));
+  const mmu::QueueState qa = m_inner.queue_state(port, queue), qb = m_dut.queue_state(port, queue);
   if (qa.reserved != qb.reserved || qa.shared != qb.shared)
     return mismatch(ref, pair_text("queue cells", qa.total(), qb.total()));
-  const mmu::PgState ga = m_ref.pg_state(pg_port, pg), gb = m_dut.pg_state(pg_port, pg);
+  const mmu::PgState ga = m_inner.pg_state(pg_port, pg), gb = m_dut.pg_state(pg_port, pg);
   if (ga.reserved != gb.reserved || ga.shared != gb.shared || ga.headroom != gb.headroom || ga.threshold != gb.threshold)
     return mismatch(ref, pair_text("PG shared", ga.shared, gb.shared) + " (reserved " + std::to_string(ga.reserved) +
                              "/" + std::to_string(gb.reserved) + ", headroom " + std::to_string(ga.headroom) + "/" +
                              std::to_string(gb.headroom) + ", threshold " + std::to_string(ga.threshold) + "/" +
                              std::to_string(gb.threshold) + ")");
-  if (m_ref.xoff(pg_port, pg) != m_dut.xoff(pg_port, pg))
-    return mismatch(ref, pair_text("PG xoff", int(m_ref.xoff(pg_port, pg)), int(m_dut.xoff(pg_port, pg))));
-  if (m_ref.free_cells() != m_dut.free_cells())
-    return mismatch(ref, pair_text("free cells", m_ref.free_cells(), m_dut.free_cells()));
+  if (m_inner.xoff(pg_port, pg) != m_dut.xoff(pg_port, pg))
+    return mismatch(ref, pair_text("PG xoff", int(m_inner.xoff(pg_port, pg)), int(m_dut.xoff(pg_port, pg))));
+  if (m_inner.free_cells() != m_dut.free_cells())
+    return mismatch(ref, pair_text("free cells", m_inner.free_cells(), m_dut.free_cells()));
 }
 
 EnqueueResult LockstepQueueManager::enqueue(const EnqueueOp& op) {
@@ -53,7 +53,7 @@ EnqueueResult LockstepQueueManager::enqueue(const EnqueueOp& op) {
   a.kind = b.kind = OpKind::enqueue;
   a.t_ps = b.t_ps = m_now();
   a.enq = b.enq = op;
-  a.enq_r = m_ref.enqueue(op);
+  a.enq_r = m_inner.enqueue(op);
   b.enq_r = m_dut.enqueue(op);
   check(a, b, op.out_port, op.queue, op.in_port, op.pg);
   return a.enq_r;
@@ -64,7 +64,7 @@ DequeueResult LockstepQueueManager::dequeue(const DequeueOp& op) {
   a.kind = b.kind = OpKind::dequeue;
   a.t_ps = b.t_ps = m_now();
   a.deq = b.deq = op;
-  a.deq_r = m_ref.dequeue(op);
+  a.deq_r = m_inner.dequeue(op);
   try {
     b.deq_r = m_dut.dequeue(op);
   } catch (const std::logic_error& e) {
@@ -82,7 +82,7 @@ PfcAction LockstepQueueManager::pfc_tick(uint16_t port, uint8_t pg) {
   a.t_ps = b.t_ps = m_now();
   a.tick_port = b.tick_port = port;
   a.tick_pg = b.tick_pg = pg;
-  a.tick_r = m_ref.pfc_tick(port, pg);
+  a.tick_r = m_inner.pfc_tick(port, pg);
   b.tick_r = m_dut.pfc_tick(port, pg);
   check(a, b, port, 0, port, pg);
   return a.tick_r;

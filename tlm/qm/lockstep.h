@@ -22,22 +22,14 @@ struct Mismatch {
   std::string what;  // "field: expected X, got Y"
 };
 
-class LockstepQueueManager final : public QueueManagerIf {
+class LockstepQueueManager final : public ForwardingQueueManager {
  public:
+  // Reads are the reference's.
   LockstepQueueManager(QueueManagerIf& ref, QueueManagerIf& dut, std::function<uint64_t()> now)
-      : m_ref(ref), m_dut(dut), m_now(std::move(now)) {}
+      : ForwardingQueueManager(ref), m_dut(dut), m_now(std::move(now)) {}
   EnqueueResult enqueue(const EnqueueOp& op) override;
   DequeueResult dequeue(const DequeueOp& op) override;
   PfcAction pfc_tick(uint16_t port, uint8_t pg) override;
-  uint32_t head_cell(uint16_t port, uint8_t queue) const override { return m_ref.head_cell(port, queue); }
-  uint32_t queue_packets(uint16_t port, uint8_t queue) const override { return m_ref.queue_packets(port, queue); }
-  uint64_t queue_bytes(uint16_t port, uint8_t queue) const override { return m_ref.queue_bytes(port, queue); }
-  uint32_t next_cell(uint32_t cell) const override { return m_ref.next_cell(cell); }
-  uint32_t free_cells() const override { return m_ref.free_cells(); }
-  bool xoff(uint16_t port, uint8_t pg) const override { return m_ref.xoff(port, pg); }
-  mmu::PgState pg_state(uint16_t port, uint8_t pg) const override { return m_ref.pg_state(port, pg); }
-  mmu::QueueState queue_state(uint16_t port, uint8_t queue) const override { return m_ref.queue_state(port, queue); }
-  uint32_t cells_for(uint64_t bytes) const override { return m_ref.cells_for(bytes); }
 
   uint64_t operations() const { return m_ops; }
   uint64_t mismatches() const { return m_mismatches; }
@@ -47,7 +39,6 @@ class LockstepQueueManager final : public QueueManagerIf {
   // Compares the two results, then the state the operation touched.
   void check(const OpRecord& ref, const OpRecord& dut, uint16_t port, uint8_t queue, uint16_t pg_port, uint8_t pg);
   void mismatch(const OpRecord& ref, const std::string& what);
-  QueueManagerIf& m_ref;
   QueueManagerIf& m_dut;
   std::function<uint64_t()> m_now;
   uint64_t m_ops = 0, m_mismatches = 0;

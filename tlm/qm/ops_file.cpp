@@ -391,36 +391,35 @@ void RecordingQueueManager::put(const OpRecord& r) {
   ++m_count;
 }
 
-EnqueueResult RecordingQueueManager::enqueue(const EnqueueOp& op) {
+OpRecord RecordingQueueManager::begin(OpKind kind) const {
   OpRecord r;
-  r.kind = OpKind::enqueue;
+  r.kind = kind;
   r.t_ps = m_now();
   r.sw = m_sw;
+  return r;
+}
+
+EnqueueResult RecordingQueueManager::enqueue(const EnqueueOp& op) {
+  OpRecord r = begin(OpKind::enqueue);
   r.enq = op;
-  r.enq_r = m_in.enqueue(op);
+  r.enq_r = m_inner.enqueue(op);
   put(r);
   return r.enq_r;
 }
 
 DequeueResult RecordingQueueManager::dequeue(const DequeueOp& op) {
-  OpRecord r;
-  r.kind = OpKind::dequeue;
-  r.t_ps = m_now();
-  r.sw = m_sw;
+  OpRecord r = begin(OpKind::dequeue);
   r.deq = op;
-  r.deq_r = m_in.dequeue(op);
+  r.deq_r = m_inner.dequeue(op);
   put(r);
   return r.deq_r;
 }
 
 PfcAction RecordingQueueManager::pfc_tick(uint16_t port, uint8_t pg) {
-  OpRecord r;
-  r.kind = OpKind::tick;
-  r.t_ps = m_now();
-  r.sw = m_sw;
+  OpRecord r = begin(OpKind::tick);
   r.tick_port = port;
   r.tick_pg = pg;
-  r.tick_r = m_in.pfc_tick(port, pg);
+  r.tick_r = m_inner.pfc_tick(port, pg);
   put(r);
   return r.tick_r;
 }

@@ -74,27 +74,18 @@ OpsFile parse_ops(const std::string& text, const std::string& name);
 
 // A queue manager that forwards every operation to `inner` and appends the
 // operation and its result to `out` (a FILE the caller owns), timed by now().
-class RecordingQueueManager final : public QueueManagerIf {
+class RecordingQueueManager final : public ForwardingQueueManager {
  public:
   RecordingQueueManager(QueueManagerIf& inner, std::FILE* out, uint32_t sw, std::function<uint64_t()> now)
-      : m_in(inner), m_out(out), m_sw(sw), m_now(std::move(now)) {}
+      : ForwardingQueueManager(inner), m_out(out), m_sw(sw), m_now(std::move(now)) {}
   EnqueueResult enqueue(const EnqueueOp& op) override;
   DequeueResult dequeue(const DequeueOp& op) override;
   PfcAction pfc_tick(uint16_t port, uint8_t pg) override;
-  uint32_t head_cell(uint16_t port, uint8_t queue) const override { return m_in.head_cell(port, queue); }
-  uint32_t queue_packets(uint16_t port, uint8_t queue) const override { return m_in.queue_packets(port, queue); }
-  uint64_t queue_bytes(uint16_t port, uint8_t queue) const override { return m_in.queue_bytes(port, queue); }
-  uint32_t next_cell(uint32_t cell) const override { return m_in.next_cell(cell); }
-  uint32_t free_cells() const override { return m_in.free_cells(); }
-  bool xoff(uint16_t port, uint8_t pg) const override { return m_in.xoff(port, pg); }
-  mmu::PgState pg_state(uint16_t port, uint8_t pg) const override { return m_in.pg_state(port, pg); }
-  mmu::QueueState queue_state(uint16_t port, uint8_t queue) const override { return m_in.queue_state(port, queue); }
-  uint32_t cells_for(uint64_t bytes) const override { return m_in.cells_for(bytes); }
   uint64_t recorded() const { return m_count; }
 
  private:
+  OpRecord begin(OpKind kind) const;  // kind, time and switch of a new record
   void put(const OpRecord& r);
-  QueueManagerIf& m_in;
   std::FILE* m_out;
   uint32_t m_sw;
   std::function<uint64_t()> m_now;

@@ -172,6 +172,25 @@ class QueueManagerIf {
   virtual uint32_t cells_for(uint64_t bytes) const = 0;
 };
 
+// A queue manager in front of another (recording, lockstep): the reads are
+// the inner one's; subclasses define the three operations.
+class ForwardingQueueManager : public QueueManagerIf {
+ public:
+  explicit ForwardingQueueManager(QueueManagerIf& inner) : m_inner(inner) {}
+  uint32_t head_cell(uint16_t port, uint8_t queue) const override { return m_inner.head_cell(port, queue); }
+  uint32_t queue_packets(uint16_t port, uint8_t queue) const override { return m_inner.queue_packets(port, queue); }
+  uint64_t queue_bytes(uint16_t port, uint8_t queue) const override { return m_inner.queue_bytes(port, queue); }
+  uint32_t next_cell(uint32_t cell) const override { return m_inner.next_cell(cell); }
+  uint32_t free_cells() const override { return m_inner.free_cells(); }
+  bool xoff(uint16_t port, uint8_t pg) const override { return m_inner.xoff(port, pg); }
+  mmu::PgState pg_state(uint16_t port, uint8_t pg) const override { return m_inner.pg_state(port, pg); }
+  mmu::QueueState queue_state(uint16_t port, uint8_t queue) const override { return m_inner.queue_state(port, queue); }
+  uint32_t cells_for(uint64_t bytes) const override { return m_inner.cells_for(bytes); }
+
+ protected:
+  QueueManagerIf& m_inner;
+};
+
 // The C++ model.
 class QueueManager final : public QueueManagerIf {
  public:
