@@ -51,6 +51,26 @@ std::string where(const char* kind, size_t port, unsigned idx, const char* field
   return m.str();
 }
 
+// The result-port fields an enqueue and a dequeue result share: the charge
+// (ports, PG, queue, pools, the five buckets), the PG after, PFC and ECN.
+template <class R>
+void read_common(const Vqm& t, R& r) {
+  r.charge = {static_cast<uint16_t>(t.res_in_port),
+              static_cast<uint8_t>(t.res_pg),
+              static_cast<uint16_t>(t.res_out_port),
+              static_cast<uint8_t>(t.res_queue),
+              static_cast<uint8_t>(t.res_in_pool),
+              static_cast<uint8_t>(t.res_eg_pool),
+              t.res_in_reserved,
+              t.res_in_shared,
+              t.res_headroom,
+              t.res_eg_reserved,
+              t.res_eg_shared};
+  r.pg = {t.res_pg_reserved, t.res_pg_shared, t.res_pg_headroom, t.res_pg_threshold};
+  r.pfc = static_cast<qm::PfcAction>(t.res_pfc);
+  r.ecn = {bool(t.res_ecn_decided), bool(t.res_ecn_fired), bool(t.res_ecn_mark), bool(t.res_ecn_drew)};
+}
+
 }  // namespace
 
 QmRtl::QmRtl(const qm::Config& cfg) : m_cfg(cfg), m_ctx(std::make_unique<VerilatedContext>()) {
@@ -239,20 +259,7 @@ qm::EnqueueResult QmRtl::enqueue(const qm::EnqueueOp& op) {
   r.lossless = t.res_lossless;
   r.in_headroom = t.res_in_headroom;
   r.head_cell = cell_out(t.res_head_cell);
-  r.charge = {static_cast<uint16_t>(t.res_in_port),
-              static_cast<uint8_t>(t.res_pg),
-              static_cast<uint16_t>(t.res_out_port),
-              static_cast<uint8_t>(t.res_queue),
-              static_cast<uint8_t>(t.res_in_pool),
-              static_cast<uint8_t>(t.res_eg_pool),
-              t.res_in_reserved,
-              t.res_in_shared,
-              t.res_headroom,
-              t.res_eg_reserved,
-              t.res_eg_shared};
-  r.pg = {t.res_pg_reserved, t.res_pg_shared, t.res_pg_headroom, t.res_pg_threshold};
-  r.pfc = static_cast<qm::PfcAction>(t.res_pfc);
-  r.ecn = {bool(t.res_ecn_decided), bool(t.res_ecn_fired), bool(t.res_ecn_mark), bool(t.res_ecn_drew)};
+  read_common(t, r);
   return r;
 }
 
@@ -277,20 +284,7 @@ qm::DequeueResult QmRtl::dequeue(const qm::DequeueOp& op) {
   r.head_cell = cell_out(t.res_head_cell);
   r.cells = t.res_cells;
   r.bytes = t.res_bytes;
-  r.charge = {static_cast<uint16_t>(t.res_in_port),
-              static_cast<uint8_t>(t.res_pg),
-              static_cast<uint16_t>(t.res_out_port),
-              static_cast<uint8_t>(t.res_queue),
-              static_cast<uint8_t>(t.res_in_pool),
-              static_cast<uint8_t>(t.res_eg_pool),
-              t.res_in_reserved,
-              t.res_in_shared,
-              t.res_headroom,
-              t.res_eg_reserved,
-              t.res_eg_shared};
-  r.pg = {t.res_pg_reserved, t.res_pg_shared, t.res_pg_headroom, t.res_pg_threshold};
-  r.pfc = static_cast<qm::PfcAction>(t.res_pfc);
-  r.ecn = {bool(t.res_ecn_decided), bool(t.res_ecn_fired), bool(t.res_ecn_mark), bool(t.res_ecn_drew)};
+  read_common(t, r);
   return r;
 }
 
