@@ -7,6 +7,7 @@
 #include <string>
 #include <unistd.h>
 
+#include "config_error.h"
 #include "core/config.h"
 
 namespace rc = rocesim::core;
@@ -15,18 +16,8 @@ namespace {
 
 std::unique_ptr<rc::Config> load(const std::string& text) { return rc::Config::load_string(text, "test.yaml"); }
 
-// Runs fn, which must throw ConfigError, and returns the error.
-rc::ConfigError error_of(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const rc::ConfigError& e) {
-    return e;
-  }
-  ADD_FAILURE() << "no ConfigError thrown";
-  return rc::ConfigError("", "", "");
-}
-
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+using testkit::error_of;
+using testkit::contains;
 
 constexpr uint64_t kGbps = 1000000000ull;
 

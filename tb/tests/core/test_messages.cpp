@@ -6,6 +6,7 @@
 #include <functional>
 #include <string>
 
+#include "config_error.h"
 #include "core/config.h"
 #include "core/units.h"
 
@@ -15,17 +16,8 @@ namespace {
 
 std::unique_ptr<rc::Config> load(const std::string& text) { return rc::Config::load_string(text, "m.yaml"); }
 
-rc::ConfigError error_of(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const rc::ConfigError& e) {
-    return e;
-  }
-  ADD_FAILURE() << "no ConfigError thrown";
-  return rc::ConfigError("", "", "");
-}
-
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+using testkit::error_of;
+using testkit::contains;
 
 // Reads a flow the way scenario.cpp does: src, dst, then the required size.
 void read_flow(const rc::CfgNode& f) {

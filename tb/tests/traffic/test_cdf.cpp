@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "../core/config_error.h"
 #include "core/config.h"
 #include "traffic/traffic.h"
 
@@ -41,15 +42,7 @@ double mean_by_survival(const std::vector<std::pair<double, double>>& pts) {
   return s;
 }
 
-rc::ConfigError error_of(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const rc::ConfigError& e) {
-    return e;
-  }
-  ADD_FAILURE() << "no ConfigError thrown";
-  return rc::ConfigError("", "", "");
-}
+using testkit::error_of;
 
 rc::ConfigError cdf_error(const std::string& text) {
   return error_of([&] { rt::parse_cdf(text, "w.cdf", "traffic[2].cdf"); });

@@ -8,6 +8,7 @@
 #include <string>
 #include <unistd.h>
 
+#include "../core/config_error.h"
 #include "core/config.h"
 #include "traffic/traffic.h"
 
@@ -16,15 +17,7 @@ namespace rt = rocesim::traffic;
 
 namespace {
 
-rc::ConfigError error_of(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const rc::ConfigError& e) {
-    return e;
-  }
-  ADD_FAILURE() << "no ConfigError thrown";
-  return rc::ConfigError("", "", "");
-}
+using testkit::error_of;
 
 std::string temp_path(const std::string& leaf) {
   return ::testing::TempDir() + "rocesim_traffic_" + std::to_string(::getpid()) + "_" + leaf;
