@@ -71,8 +71,8 @@ const char* kRunHelp =
     "                        for the headers only (no payload)\n"
     "  --quiet               print nothing but errors\n"
     "  --record-ops FILE     write every queue-manager operation and its result to FILE (replay: qm_replay FILE)\n"
-    "  --queue-impl MODE     tlm (default) or lockstep: the C++ queue manager and the RTL compared (= --set\n"
-    "                        switch.queue_impl=MODE)\n"
+    "  --queue-impl MODE     the queue manager that decides: tlm (default, the C++ model), rtl (the\n"
+    "                        Verilated RTL) or lockstep (both, compared) (= --set switch.queue_impl=MODE)\n"
     "  --check-invariants    check the model every 10 us simulated and at the end (packet conservation,\n"
     "                        cell accounting, counters, RC PSN order); a violation ends the run, exit 1\n"
     "\n"
@@ -202,7 +202,7 @@ int parse_args(int argc, char** argv, Args& a) {
       a.pcaps.push_back(v);
     } else if (arg == "--queue-impl") {
       std::string v;
-      if (!value(v) || v.empty()) return usage_error("--queue-impl needs tlm or lockstep", help);
+      if (!value(v) || v.empty()) return usage_error("--queue-impl needs tlm, rtl or lockstep", help);
       a.sets.push_back("switch.queue_impl=" + v);
     } else if (a.cmd == "run" && arg == "--record-ops") {
       if (!value(a.record_ops) || a.record_ops.empty()) return usage_error("--record-ops needs a file name", help);

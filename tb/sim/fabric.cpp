@@ -112,8 +112,20 @@ Fabric::Fabric(sc_module_name name, const Scenario& s) : sc_module(name), m_s(s)
       m_switches.push_back(std::make_unique<sw::Switch>(node.name.c_str(), c, *m_routes.back(), m_ledger));
       m_switches.back()->set_event_log(&m_events);
 #if ROCESIM_HAVE_RTL
-      if (m_s.sw.queue_impl == "lockstep")  // validated in read_scenario: fits the RTL
-        m_switches.back()->enable_lockstep(std::make_unique<rtl::QmRtl>(m_switches.back()->qm_model().config()));
+      if (m_s.sw.queue_impl != "tlm") {  // rtl or lockstep; validated in read_scenario: fits the RTL
+        sw::Switch& S = *m_switches.back();
+        auto r = std::make_unique<rtl::QmRtl>(S.qm_model().config());
+        rtl::QmRtl* rp = r.get();
+        rp->set_clock(c.clock_period_ps, [] { return core::now_ps(); });  // its waveform in simulated time
+        m_rtl.push_back(rp);
+        if (m_s.sw.queue_impl == "rtl") {
+          S.enable_rtl(std::move(r));
+        } else {
+          S.enable_lockstep(std::move(r));
+          S.lockstep_for_setup().compare_cycles([rp] { return rp->last_cycles(); },
+                                                qm::CycleModel{c.cycles.mmu, c.buffer.read_cells_per_cycle});
+        }
+      }
 #endif
       m_sw_index[n] = static_cast<int>(m_switches.size() - 1);
     }
@@ -226,6 +238,14 @@ Fabric::Fabric(sc_module_name name, const Scenario& s) : sc_module(name), m_s(s)
 Fabric::~Fabric() {
   if (m_series) std::fclose(m_series);
   if (m_flow_series) std::fclose(m_flow_series);
+}
+
+uint64_t Fabric::rtl_cycles() const {
+  uint64_t n = 0;
+#if ROCESIM_HAVE_RTL
+  for (const rtl::QmRtl* r : m_rtl) n += r->cycles();
+#endif
+  return n;
 }
 
 uint64_t Fabric::ideal_fct_ps(const host::FlowRecord& r) const {

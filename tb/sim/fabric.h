@@ -20,6 +20,10 @@
 #include "switch/switch.h"
 #include "topology/route_table.h"
 
+namespace rocesim::rtl {
+class QmRtl;  // rtl/sim/qm_rtl.h, in builds with Verilator
+}
+
 namespace rocesim::sim {
 
 // A capture request: --pcap NODE:PORT.
@@ -109,6 +113,10 @@ class Fabric : public sc_core::sc_module, public host::FlowListener {
   bool has_cc_log() const { return m_s.hosts.rc && m_s.hosts.dcqcn && m_s.hosts.cc_log; }
   const std::vector<pfc::Event>& pfc_events() const { return m_events; }
 
+  // switch.queue_impl rtl or lockstep: the clock edges every switch's RTL
+  // has run (its configuration and free-list build included); 0 otherwise.
+  uint64_t rtl_cycles() const;
+
   const Scenario& scenario() const { return m_s; }
   const std::vector<host::FlowRecord>& flows() const { return m_flows; }
   const link::Ledger& ledger() const { return m_ledger; }
@@ -156,6 +164,7 @@ class Fabric : public sc_core::sc_module, public host::FlowListener {
   std::vector<std::vector<uint32_t>> m_dependents; // per flow: flows waiting for it
   size_t m_flows_left = 0;
   std::unique_ptr<InvariantChecker> m_inv;  // --check-invariants
+  std::vector<const rtl::QmRtl*> m_rtl;     // rtl/lockstep: each switch's RTL (owned by the switch)
 };
 
 }  // namespace rocesim::sim

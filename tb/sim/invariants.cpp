@@ -83,7 +83,7 @@ bool InvariantChecker::check_switches(bool walk_free_list) {
     const mmu::Mmu& m = s.mmu();
     const qm::QueueManager& b = s.qm_model();
     const uint32_t total = b.total_cells();
-    const uint32_t free = b.free_cells();
+    const uint32_t free = s.queue_manager().free_cells();  // the RTL's in rtl mode
     if (free > total)
       return fail("counter-underflow", node, "buffer free cells " + u(free) + " > total cells " + u(total));
     if (m.total_used() >= kNeg32)
@@ -148,7 +148,8 @@ bool InvariantChecker::check_switches(bool walk_free_list) {
       return fail("queue-depth", node,
                   "MMU admitted " + u(m.admitted_packets()) + " - released " + u(m.released_packets()) +
                       " packets != packets in its queues " + u(queue_packets));
-    if (walk_free_list) {
+    // The walk follows the C++ model's pointers; in rtl mode the RTL holds them (not walked).
+    if (walk_free_list && !s.rtl_counts()) {
       const uint32_t walked = b.free_list_length();
       if (walked != free)
         return fail("cell-accounting", node,

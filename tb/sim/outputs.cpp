@@ -321,8 +321,20 @@ std::string summary_json(Fabric& f, const RunResult& r, const RunStatus& st) {
                          l->first_mismatch().what + ": " + l->first_mismatch().op);
       bad += l->mismatches();
     }
+    // Cycle agreement over every switch's operations together (nearest rank).
+    std::map<int64_t, uint64_t> diffs;
+    for (const auto& sw : f.switches())
+      if (const qm::LockstepQueueManager* l = sw->lockstep())
+        for (const auto& [v, k] : l->cycle_histogram()) diffs[v] += k;
+    const qm::CycleDiffs cd = qm::cycle_diffs(diffs);
     o << "  \"lockstep\": {\"operations\": " << ops << ", \"mismatches\": " << bad << ", \"first_mismatch\": " << first
-      << "},\n";
+      << ", \"rtl_cycles\": " << f.rtl_cycles() << ", \"cycle_diff_p50\": " << cd.p50 << ", \"cycle_diff_p99\": " << cd.p99
+      << ", \"cycle_diff_min\": " << cd.min << ", \"cycle_diff_max\": " << cd.max << "},\n";
+  } else if (s.sw.queue_impl == "rtl") {
+    uint64_t ops = 0;
+    for (const auto& sw : f.switches())
+      if (const qm::CountingQueueManager* c = sw->rtl_counts()) ops += c->operations();
+    o << "  \"rtl\": {\"operations\": " << ops << ", \"cycles\": " << f.rtl_cycles() << "},\n";
   }
   o << "  \"link_hops_per_wall_s\": " << num(r.wall_time_s > 0 ? static_cast<double>(r.link_hops) / r.wall_time_s : 0)
     << ",\n";

@@ -521,10 +521,10 @@ const KeyTable<Scenario>& top_keys() {
   return t;
 }
 
-// switch.queue_impl: lockstep needs the RTL, and every switch must fit the
-// parameters it was built with (rtl::QmRtl refuses what does not): tried
+// switch.queue_impl: rtl and lockstep need the RTL, and every switch must fit
+// the parameters it was built with (rtl::QmRtl refuses what does not): tried
 // once per distinct port count, at load.
-void check_lockstep(const Scenario& s, const CfgNode& swn) {
+void check_rtl(const Scenario& s, const CfgNode& swn) {
 #if ROCESIM_HAVE_RTL
   std::vector<size_t> tried;
   for (uint32_t n : s.topo.switches) {
@@ -534,7 +534,7 @@ void check_lockstep(const Scenario& s, const CfgNode& swn) {
     try {
       rtl::QmRtl probe(sw::Switch::queue_manager_config(make_switch_config(s.sw, s.pfc, ports, s.max_frame_bytes())));
     } catch (const std::invalid_argument& e) {
-      swn.fail_key("queue_impl", "lockstep: switch " + s.topo.nodes[n].name + " (" + std::to_string(ports.size()) +
+      swn.fail_key("queue_impl", s.sw.queue_impl + ": switch " + s.topo.nodes[n].name + " (" + std::to_string(ports.size()) +
                                      " ports, " + std::to_string(s.sw.buffer_bytes / s.sw.cell_bytes) +
                                      " cells) does not fit the RTL as built (at most " +
                                      std::to_string(rtl::QmRtl::kPorts) + " ports, " +
@@ -543,7 +543,7 @@ void check_lockstep(const Scenario& s, const CfgNode& swn) {
   }
 #else
   (void)s;
-  swn.fail_key("queue_impl", "lockstep needs the RTL model, and this build has none (Verilator was not found)");
+  swn.fail_key("queue_impl", s.sw.queue_impl + " needs the RTL model, and this build has none (Verilator was not found)");
 #endif
 }
 
@@ -582,7 +582,7 @@ Scenario read_scenario(const core::Config& cfg) {
     check_pfc_refresh(root.map("pfc"), s.pfc, rates);
   }
   for (uint32_t n : s.topo.switches) check_switch_config(s.sw, s.pfc, s.switch_ports(n), s.max_frame_bytes(), swn);
-  if (s.sw.queue_impl == "lockstep") check_lockstep(s, swn);
+  if (s.sw.queue_impl != "tlm") check_rtl(s, swn);
   read_flows(root, s);
   // Generated traffic follows the explicit flows (its `after` indices shift by them).
   const uint32_t base = static_cast<uint32_t>(s.flows.size());

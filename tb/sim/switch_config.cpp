@@ -475,12 +475,12 @@ const KeyTable<SwitchSpec>& switch_keys() {
         keys::map<S>("scheduler", ROCESIM_SELF, &scheduler_keys, "egress scheduling: the keys `scheduler.*` below"),
         ecn,
         keys::choice<S>(
-            "queue_impl", {"tlm", "lockstep"}, [](const S& s) { return s.queue_impl; },
+            "queue_impl", {"tlm", "rtl", "lockstep"}, [](const S& s) { return s.queue_impl; },
             [](S& s, const std::string& w) { s.queue_impl = w; },
-            "the queue manager that decides (docs/queue-manager.md): `tlm`, the C++ model; `lockstep`, the C++ "
-            "model and the Verilated RTL (rtl/qm) driven with every operation and compared after each, the first "
-            "difference failing the run (exit 1); only in builds with Verilator, for switches within the RTL's "
-            "build parameters (checked at load, exit 2)"),
+            "the queue manager that decides (docs/queue-manager.md): `tlm`, the C++ model; `rtl`, the Verilated "
+            "RTL (rtl/qm) alone; `lockstep`, the C++ model and the RTL driven with every operation and compared "
+            "after each, the first difference failing the run (exit 1); `rtl` and `lockstep` only in builds with "
+            "Verilator, for switches within the RTL's build parameters (checked at load, exit 2)"),
     };
   }();
   return t;

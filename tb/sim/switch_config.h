@@ -65,7 +65,7 @@ struct SwitchSpec {
   uint64_t sched_quantum_bytes = 0;   // quantum of weight 1; 0 = the largest frame
   Shaper port_shaper;
   uint32_t hash_seed = 0;  // 0: derived from the switch name and the run seed
-  std::string queue_impl = "tlm";  // tlm | lockstep (the C++ queue manager, or it and the RTL compared)
+  std::string queue_impl = "tlm";  // tlm | rtl | lockstep (the C++ queue manager, the RTL, or both compared)
 
   static sw::QosConfig default_qos();
   static ecn::MarkerConfig default_ecn();

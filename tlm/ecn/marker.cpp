@@ -14,6 +14,17 @@ uint64_t pmax_fixed(double pmax) {
   return uint64_t(std::llround(pmax * 4294967296.0));
 }
 
+void count(Counters& c, bool would_mark, bool drew, uint8_t ecn_in) {
+  const bool ect = ecn_in == codepoint::kEct0 || ecn_in == codepoint::kEct1;
+  const bool mark = would_mark && ect;
+  ++c.seen;
+  c.ect_seen += ect;
+  c.ce_seen += ecn_in == codepoint::kCe;
+  c.marked += mark;
+  c.would_mark += would_mark && !mark;
+  c.draws += drew;
+}
+
 Counters operator-(const Counters& a, const Counters& b) {
   Counters d;
   d.seen = a.seen - b.seen;
@@ -61,7 +72,6 @@ Decision Marker::decide_with(uint64_t q, uint8_t ecn, uint32_t rand32) {
         d.drew = true;
         d.rand32 = rand32;
         d.would_mark = m_wred.fires(q, d.rand32);
-        ++m_ctr.draws;
       }
       break;
     case MarkerConfig::Mode::hysteresis:
@@ -74,11 +84,7 @@ Decision Marker::decide_with(uint64_t q, uint8_t ecn, uint32_t rand32) {
   d.mark = d.would_mark && d.ect;
   d.ecn_out = d.mark ? codepoint::kCe : ecn;
 
-  ++m_ctr.seen;
-  m_ctr.ect_seen += d.ect;
-  m_ctr.ce_seen += ecn == codepoint::kCe;
-  m_ctr.marked += d.mark;
-  m_ctr.would_mark += d.would_mark && !d.mark;
+  count(m_ctr, d.would_mark, d.drew, ecn);
   return d;
 }
 

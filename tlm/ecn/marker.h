@@ -119,6 +119,10 @@ struct Counters {
   uint64_t fired() const { return marked + would_mark; }
   double mark_ratio() const { return seen ? double(marked) / double(seen) : 0.0; }
 };
+// Counts one decision with the packet's codepoint on arrival (ecn_in): what
+// Marker::decide_with counts, also used to keep the counters of a queue
+// manager whose decisions are made elsewhere (the RTL in rtl mode, tlm/qm).
+void count(Counters& c, bool would_mark, bool drew, uint8_t ecn_in);
 // Counts in (earlier, later]: both snapshots of the same marker.
 Counters operator-(const Counters& later, const Counters& earlier);
 bool operator==(const Counters& a, const Counters& b);

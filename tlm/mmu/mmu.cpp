@@ -148,10 +148,7 @@ AdmitResult Mmu::admit(const AdmitOp& op) {
   QAcct& qa = m_q[qi];
   const uint32_t c = op.cells;
 
-  AdmitResult res;
-  res.lossless = op.lossless && gp.lossless;
-  Charge& ch = res.charge;
-  set_route(ch, op, gp.lim.pool, ql.pool);
+  const bool lossless = op.lossless && gp.lossless;
 
   // Ingress: reserve first (the invariant keeps reserved <= reserve).
   Verdict v = Verdict::admit;
@@ -162,7 +159,7 @@ AdmitResult Mmu::admit(const AdmitOp& op) {
     const Verdict sv = shared_check(gp.lim, ga.shared, in_rest, Verdict::drop_ingress_limit);
     if (sv == Verdict::admit) {
       in_s = in_rest;
-    } else if (res.lossless) {
+    } else if (lossless) {
       const bool fits_pg = uint64_t(ga.headroom) + in_rest <= gp.headroom;
       const bool fits_pool = !m_shared_hdrm || uint64_t(m_hdrm_used) + in_rest <= m_hdrm_size;
       if (fits_pg && fits_pool) {
@@ -180,14 +177,63 @@ AdmitResult Mmu::admit(const AdmitOp& op) {
   if (v == Verdict::admit) {
     eg_r = std::min(c, ql.reserve - qa.reserved);
     eg_s = c - eg_r;
-    if (eg_s > 0 && !res.lossless) v = shared_check(ql, qa.shared, eg_s, Verdict::drop_egress_limit);
+    if (eg_s > 0 && !lossless) v = shared_check(ql, qa.shared, eg_s, Verdict::drop_egress_limit);
   }
 
+  Charge ch;
+  set_route(ch, op, gp.lim.pool, ql.pool);
+  ch.in_reserved = in_r;
+  ch.in_shared = in_s;
+  ch.headroom = hr;
+  ch.eg_reserved = eg_r;
+  ch.eg_shared = eg_s;
+  return commit(op, lossless, v, ch);
+}
+
+AdmitResult Mmu::book(const AdmitOp& op, Verdict v, const Charge& charge) {
+  check_indices(op.in_port, op.pg, op.out_port, op.queue, op.cells, "book");
+  if (static_cast<size_t>(v) >= kVerdicts) throw std::invalid_argument("mmu: book: no such verdict");
+  const size_t gi = pg_index(op.in_port, op.pg);
+  const size_t qi = q_index(op.out_port, op.queue);
+  const bool lossless = op.lossless && m_pg_param[gi].lossless;
+  Charge ch;
+  set_route(ch, op, m_pg_param[gi].lim.pool, m_q_param[qi].pool);
+  if (v == Verdict::admit) {
+    if (charge.cells() != op.cells || uint64_t(charge.eg_reserved) + charge.eg_shared != op.cells) {
+      std::ostringstream m;
+      m << "mmu: book of " << op.cells << " cells with a charge of " << charge.cells() << " ingress and "
+        << uint64_t(charge.eg_reserved) + charge.eg_shared << " egress cells";
+      throw std::invalid_argument(m.str());
+    }
+    ch.in_reserved = charge.in_reserved;
+    ch.in_shared = charge.in_shared;
+    ch.headroom = charge.headroom;
+    ch.eg_reserved = charge.eg_reserved;
+    ch.eg_shared = charge.eg_shared;
+  }
+  return commit(op, lossless, v, ch);
+}
+
+AdmitResult Mmu::commit(const AdmitOp& op, bool lossless, Verdict v, const Charge& ch) {
+  const size_t gi = pg_index(op.in_port, op.pg);
+  const size_t qi = q_index(op.out_port, op.queue);
+  const PgParam& gp = m_pg_param[gi];
+  const Limit& ql = m_q_param[qi];
+  PgAcct& ga = m_pg[gi];
+  QAcct& qa = m_q[qi];
+  const uint32_t c = op.cells;
+  AdmitResult res;
+  res.lossless = lossless;
+  res.charge = ch;
+  const uint32_t in_r = ch.in_reserved, in_s = ch.in_shared, hr = ch.headroom;
+  const uint32_t eg_r = ch.eg_reserved, eg_s = ch.eg_shared;
   PgCounters& gc = m_pg_ctr[gi];
   QueueCounters& qc = m_q_ctr[qi];
   if (v != Verdict::admit) {
     const size_t k = static_cast<size_t>(v);
     res.verdict = v;
+    res.charge = Charge{};
+    set_route(res.charge, op, gp.lim.pool, ql.pool);
     ++gc.dropped.packets[k];
     gc.dropped.cells[k] += c;
     ++qc.dropped.packets[k];
@@ -233,11 +279,6 @@ AdmitResult Mmu::admit(const AdmitOp& op) {
   raise_peak(qc.peak_cells, qa.reserved + qa.shared);
   raise_peak(qc.peak_shared, qa.shared);
 
-  ch.in_reserved = in_r;
-  ch.in_shared = in_s;
-  ch.headroom = hr;
-  ch.eg_reserved = eg_r;
-  ch.eg_shared = eg_s;
   res.in_headroom = hr > 0;
   res.pg = make_pg_state(gi);
   res.queue = make_q_state(qi);

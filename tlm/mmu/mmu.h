@@ -225,6 +225,13 @@ class Mmu {
   // zero cells, releasing more than the PG or queue holds): a caller bug.
   AdmitResult admit(const AdmitOp& op);
   ReleaseResult release(const ReleaseOp& op);
+  // Books a decision made elsewhere (the RTL queue manager in rtl mode,
+  // tlm/qm/counting.h): the accounting and counters admit() gives for that
+  // verdict and charge, with no decision of its own (no limit is checked).
+  // On admit, the charge's ingress buckets (reserved + shared + headroom) and
+  // its egress buckets (reserved + shared) must each hold op.cells
+  // (std::invalid_argument otherwise); on a drop its counts are ignored.
+  AdmitResult book(const AdmitOp& op, Verdict v, const Charge& charge);
 
   // Current state (O(1), for the PFC generator, ECN and time-averaging).
   PgState pg_state(uint16_t port, uint8_t pg) const;
@@ -276,6 +283,8 @@ class Mmu {
   size_t pg_index(uint16_t port, uint8_t pg) const { return size_t(port) * kPgsPerPort + pg; }
   size_t q_index(uint16_t port, uint8_t q) const { return size_t(port) * kQueuesPerPort + q; }
   uint64_t threshold(const Limit& l) const;
+  // admit()'s and book()'s second half: counts the drop, or charges ch.
+  AdmitResult commit(const AdmitOp& op, bool lossless, Verdict v, const Charge& ch);
   // admit, pool_full or the given limit verdict, for `part` shared cells on top of `shared`.
   Verdict shared_check(const Limit& l, uint32_t shared, uint32_t part, Verdict limit) const;
   void check_indices(uint16_t in_port, uint8_t pg, uint16_t out_port, uint8_t queue, uint32_t cells,

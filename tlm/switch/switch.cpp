@@ -141,6 +141,13 @@ void Switch::enable_lockstep(std::unique_ptr<qm::QueueManagerIf> dut) {
   m_links.qm = m_qm;
 }
 
+void Switch::enable_rtl(std::unique_ptr<qm::QueueManagerIf> rtl) {
+  m_dut = std::move(rtl);
+  m_counting = std::make_unique<qm::CountingQueueManager>(*m_dut, m_qm_model.config());
+  m_qm = m_counting.get();
+  m_links.qm = m_qm;
+}
+
 void Switch::record_ops(std::FILE* out, uint32_t index) {
   m_recorder = std::make_unique<qm::RecordingQueueManager>(*m_qm, out, index, [] { return core::now_ps(); });
   m_qm = m_recorder.get();

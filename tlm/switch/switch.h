@@ -57,6 +57,7 @@
 #include "ecn/marker.h"
 #include "mmu/mmu.h"
 #include "pfc/pfc.h"
+#include "qm/counting.h"
 #include "qm/lockstep.h"
 #include "qm/ops_file.h"
 #include "qm/queue_manager.h"
@@ -181,7 +182,9 @@ class Switch : public sc_core::sc_module, public link::TxReady {
   const qm::QueueManager& qm_model() const { return m_qm_model; }
   // Test-only: the model, to corrupt its state on purpose (invariant tests).
   qm::QueueManager& qm_model_for_test() { return m_qm_model; }
-  const mmu::Mmu& mmu() const { return m_qm_model.mmu(); }
+  // The MMU's accounting and counters: the C++ model's, or in rtl mode the
+  // ones booked from the RTL's results.
+  const mmu::Mmu& mmu() const { return m_counting ? m_counting->mmu() : m_qm_model.mmu(); }
   // --record-ops: every queue-manager operation and its result from now on,
   // appended to `out` as switch `index` (qm/ops_file.h).
   void record_ops(std::FILE* out, uint32_t index);
@@ -189,6 +192,12 @@ class Switch : public sc_core::sc_module, public link::TxReady {
   // RTL), compared with the model after each (qm/lockstep.h). Before run().
   void enable_lockstep(std::unique_ptr<qm::QueueManagerIf> dut);
   const qm::LockstepQueueManager* lockstep() const { return m_lockstep.get(); }
+  qm::LockstepQueueManager& lockstep_for_setup() { return *m_lockstep; }  // after enable_lockstep, before run()
+  // switch.queue_impl: rtl: `rtl` (the Verilated RTL) makes every decision
+  // and holds the state; the counters are booked from its results
+  // (qm/counting.h) and the C++ model is not used. Before run().
+  void enable_rtl(std::unique_ptr<qm::QueueManagerIf> rtl);
+  const qm::CountingQueueManager* rtl_counts() const { return m_counting.get(); }
   size_t num_ports() const { return ports.size(); }
   const QueueStats& queue_stats(uint32_t port, uint32_t q) const { return m_qstats[port * 8 + q]; }
   // Statistics with the time integrals brought up to now.
@@ -202,7 +211,8 @@ class Switch : public sc_core::sc_module, public link::TxReady {
   uint8_t traffic_class(const packet::Meta& m) const;
   const PfcPortStats& pfc_stats(uint32_t port) const { return m_pfc_stats[port]; }
   const ecn::Counters& ecn_counters(uint32_t port, uint32_t q) const {
-    return m_qm_model.ecn_counters(static_cast<uint16_t>(port), static_cast<uint8_t>(q));
+    return m_counting ? m_counting->ecn_counters(static_cast<uint16_t>(port), static_cast<uint8_t>(q))
+                      : m_qm_model.ecn_counters(static_cast<uint16_t>(port), static_cast<uint8_t>(q));
   }
   const sched::Scheduler& scheduler(uint32_t port) const { return m_sched[port]; }
   uint64_t watchdog_events() const { return m_wd_events; }
@@ -277,6 +287,7 @@ class Switch : public sc_core::sc_module, public link::TxReady {
   std::unique_ptr<qm::RecordingQueueManager> m_recorder;
   std::unique_ptr<qm::QueueManagerIf> m_dut;
   std::unique_ptr<qm::LockstepQueueManager> m_lockstep;
+  std::unique_ptr<qm::CountingQueueManager> m_counting;
   Links m_links;
   std::vector<std::unique_ptr<PortIf>> m_port_if;
   core::ZeroArray<Slot> m_slot;              // per head cell (pages touched only where packets were)

@@ -535,9 +535,80 @@ TEST_P(RandomStream, ReleaseUndoesAdmitAndEveryCounterReturnsToZero) {
   EXPECT_EQ(mmu.admitted_packets(), mmu.released_packets());
 }
 
+bool same_counts(const DropCounters& a, const DropCounters& b) { return a.packets == b.packets && a.cells == b.cells; }
+
+// book(): the decisions of one MMU booked into another (what rtl mode does
+// with the RTL's results, tlm/qm/counting.h) leave the second with the same
+// state and every counter the same as the first, after every operation of a
+// random stream that reaches every verdict; a charge that does not hold the
+// packet's cells is refused.
+TEST_P(RandomStream, BookingTheDecisionsOfAnotherMmuGivesTheSameCounters) {
+  const Config c = random_config(GetParam());
+  Mmu decide(c), book(c);
+  TestRng rng(0x5eed0002);
+  std::vector<ReleaseOp> held;
+  std::array<uint64_t, kVerdicts> seen{};
+  for (int step = 0; step < 50000; ++step) {
+    if (held.empty() || rng.below(100) < (held.size() < 300 ? 70u : 45u)) {
+      const uint8_t pg = uint8_t(rng.below(8));
+      const bool lossless = (pg == 3 || pg == 4) ? rng.below(10) != 0 : rng.below(10) == 0;
+      const AdmitOp o = op(uint16_t(rng.below(4)), pg, uint16_t(rng.below(4)), (pg == 3 || pg == 4) ? pg : uint8_t(rng.below(8)),
+                           1 + rng.below(9), lossless);
+      const AdmitResult a = decide.admit(o);
+      const AdmitResult b = book.book(o, a.verdict, a.charge);
+      ++seen[vi(a.verdict)];
+      ASSERT_EQ(b.verdict, a.verdict);
+      ASSERT_EQ(b.lossless, a.lossless);
+      ASSERT_EQ(b.in_headroom, a.in_headroom);
+      ASSERT_EQ(b.charge.cells(), a.charge.cells());
+      ASSERT_EQ(b.pg.total(), a.pg.total());
+      ASSERT_EQ(b.pg.threshold, a.pg.threshold);
+      if (a.admitted()) held.push_back(ReleaseOp::of(a.charge));
+    } else {
+      const size_t i = rng.below(uint32_t(held.size()));
+      decide.release(held[i]);
+      book.release(held[i]);
+      held[i] = held.back();
+      held.pop_back();
+    }
+    if (step % 97 == 0 || step == 49999) {
+      ASSERT_EQ(book.total_used(), decide.total_used());
+      ASSERT_EQ(book.total_peak(), decide.total_peak());
+      ASSERT_EQ(book.headroom_pool_peak(), decide.headroom_pool_peak());
+      ASSERT_TRUE(same_counts(book.drops(), decide.drops()));
+      for (size_t i = 0; i < c.pools.size(); ++i) {
+        ASSERT_EQ(book.pool(i).used, decide.pool(i).used);
+        ASSERT_EQ(book.pool(i).peak, decide.pool(i).peak);
+      }
+      for (uint16_t p = 0; p < c.ports.size(); ++p)
+        for (uint8_t k = 0; k < 8; ++k) {
+          const PgCounters &x = book.pg_counters(p, k), &y = decide.pg_counters(p, k);
+          ASSERT_TRUE(x.admitted_cells == y.admitted_cells && x.released_cells == y.released_cells &&
+                      x.headroom_cells == y.headroom_cells && x.peak_cells == y.peak_cells &&
+                      x.peak_shared == y.peak_shared && x.peak_headroom == y.peak_headroom &&
+                      same_counts(x.dropped, y.dropped))
+              << "PG " << p << "/" << int(k) << " at step " << step;
+          const QueueCounters &u = book.queue_counters(p, k), &v = decide.queue_counters(p, k);
+          ASSERT_TRUE(u.admitted_cells == v.admitted_cells && u.released_cells == v.released_cells &&
+                      u.peak_cells == v.peak_cells && u.peak_shared == v.peak_shared && same_counts(u.dropped, v.dropped))
+              << "queue " << p << "/" << int(k) << " at step " << step;
+        }
+    }
+  }
+  for (size_t v = 0; v < kVerdicts; ++v) EXPECT_GT(seen[v], 0u) << verdict_name(Verdict(v));
+  Charge bad;
+  bad.in_shared = 2;
+  bad.eg_shared = 3;
+  EXPECT_THROW(book.book(op(0, 0, 1, 0, 3), Verdict::admit, bad), std::invalid_argument);  // ingress 2 != 3
+  bad.in_shared = 3;
+  bad.eg_shared = 2;
+  EXPECT_THROW(book.book(op(0, 0, 1, 0, 3), Verdict::admit, bad), std::invalid_argument);  // egress 2 != 3
+}
+
 INSTANTIATE_TEST_SUITE_P(PerPgAndSharedHeadroom, RandomStream, ::testing::Values(false, true),
                          [](const ::testing::TestParamInfo<bool>& i) {
                            return std::string(i.param ? "shared_headroom_pool" : "per_pg_headroom");
+
                          });
 
 // A reference MMU written here from the rules in mmu.h (not from mmu.cpp):
