@@ -13,6 +13,39 @@ std::string pair_text(const char* field, const T& want, const T& got) {
 
 }  // namespace
 
+void LockstepQueueManager::compare_cycles(std::function<uint32_t()> dut_cycles, CycleModel model) {
+  m_dut_cycles = std::move(dut_cycles);
+  m_cycle_model = model;
+}
+
+void LockstepQueueManager::cycles(uint32_t tlm_cycles) {
+  if (m_dut_cycles) ++m_diff[int64_t(m_dut_cycles()) - int64_t(tlm_cycles)];
+}
+
+CycleDiffs cycle_diffs(const std::map<int64_t, uint64_t>& h) {
+  CycleDiffs d;
+  for (const auto& [v, k] : h) d.n += k;
+  if (d.n == 0) return d;
+  d.min = h.begin()->first;
+  d.max = h.rbegin()->first;
+  // Nearest rank: the smallest value with at least ceil(p * n) operations at or below it.
+  const uint64_t r50 = (d.n + 1) / 2, r99 = (99 * d.n + 99) / 100;
+  uint64_t seen = 0;
+  bool got50 = false;
+  for (const auto& [v, k] : h) {
+    seen += k;
+    if (!got50 && seen >= r50) {
+      d.p50 = v;
+      got50 = true;
+    }
+    if (seen >= r99) {
+      d.p99 = v;
+      break;
+    }
+  }
+  return d;
+}
+
 void LockstepQueueManager::mismatch(const OpRecord& ref, const std::string& what) {
   if (m_mismatches++ == 0) {
     std::string line = op_text(ref);
@@ -55,6 +88,7 @@ EnqueueResult LockstepQueueManager::enqueue(const EnqueueOp& op) {
   a.enq = b.enq = op;
   a.enq_r = m_inner.enqueue(op);
   b.enq_r = m_dut.enqueue(op);
+  cycles(m_cycle_model.enqueue_cycles());
   check(a, b, op.out_port, op.queue, op.in_port, op.pg);
   return a.enq_r;
 }
@@ -72,6 +106,7 @@ DequeueResult LockstepQueueManager::dequeue(const DequeueOp& op) {
     mismatch(a, std::string("the RTL refuses the dequeue: ") + e.what());
     return a.deq_r;
   }
+  cycles(m_cycle_model.dequeue_cycles(a.deq_r.cells));
   check(a, b, op.port, op.queue, a.deq_r.charge.in_port, a.deq_r.charge.pg);
   return a.deq_r;
 }
@@ -84,6 +119,7 @@ PfcAction LockstepQueueManager::pfc_tick(uint16_t port, uint8_t pg) {
   a.tick_pg = b.tick_pg = pg;
   a.tick_r = m_inner.pfc_tick(port, pg);
   b.tick_r = m_dut.pfc_tick(port, pg);
+  cycles(0);
   check(a, b, port, 0, port, pg);
   return a.tick_r;
 }

@@ -1,14 +1,21 @@
-// switch.queue_impl: lockstep (issue 11 item 3): every queue-manager
-// operation of a run goes to the C++ model and to the Verilated RTL, and the
-// two are compared after each. Shipped scenarios with PFC (pfc_incast), ECN
-// (ecn_incast, WRED) and dynamic-threshold drops (pfc_incast without PFC)
-// run with zero mismatches and give the same outputs as the model alone; a
-// switch larger than the RTL's build is refused at load.
+// switch.queue_impl: lockstep and rtl (issue 11 item 3). In lockstep every
+// queue-manager operation of a run goes to the C++ model and to the
+// Verilated RTL, and the two are compared after each; in rtl the RTL decides
+// alone. Shipped scenarios with PFC (pfc_incast), ECN (ecn_incast, WRED) and
+// dynamic-threshold drops (pfc_incast without PFC) run with zero mismatches
+// and give the same outputs as the model alone, in both modes; the cycle
+// agreement in summary.json follows the RTL's and the TLM model's timing
+// tables; a switch larger than the RTL's build is refused at load.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <fstream>
+#include <map>
 #include <regex>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "cli_util.h"
 
@@ -20,6 +27,24 @@ uint64_t json_u64(const std::string& json, const std::string& key) {
   std::smatch m;
   if (!std::regex_search(json, m, std::regex("\"" + key + "\": ([0-9]+)"))) return UINT64_MAX;
   return std::stoull(m[1]);
+}
+
+int64_t json_i64(const std::string& json, const std::string& key) {
+  std::smatch m;
+  if (!std::regex_search(json, m, std::regex("\"" + key + "\": (-?[0-9]+)"))) return INT64_MIN;
+  return std::stoll(m[1]);
+}
+
+// summary.json without what differs between two runs of the same scenario by
+// design: the wall-clock fields and the queue-implementation block.
+std::string summary_without_wall(const std::string& json) {
+  std::istringstream in(json);
+  std::string out, line;
+  while (std::getline(in, line))
+    if (line.find("wall") == std::string::npos && line.find("\"rtl\":") == std::string::npos &&
+        line.find("\"lockstep\":") == std::string::npos)
+      out += line + "\n";
+  return out;
 }
 
 bool has_rtl() {
@@ -60,6 +85,33 @@ TEST_P(LockstepScenario, AgreesWithTheRtlOnEveryOperation) {
   std::system(("rm -rf " + dir).c_str());
 }
 
+// rtl: the RTL makes every decision and the C++ model is not used; the
+// counters are booked from the RTL's results. Since the RTL decides as the
+// model does, every output is the same as the model's run, byte for byte,
+// the summary's switch counters (drops by reason, peaks, ECN marks) included.
+TEST_P(LockstepScenario, RtlAloneGivesTheSameOutputs) {
+  if (!has_rtl()) GTEST_SKIP() << "built without Verilator";
+  const Case& c = GetParam();
+  const std::string dir = temp_dir();
+  const std::string base = "run " + src_dir() + "/configs/scenarios/" + c.scenario + ".yaml " + c.extra + " --quiet";
+  const Result tlm = rocesim(base + " --out " + dir + "/tlm --pcap sw0:0");
+  ASSERT_EQ(tlm.rc, 0) << tlm.err;
+  const Result rt = rocesim(base + " --out " + dir + "/rtl --pcap sw0:0 --queue-impl rtl");
+  ASSERT_EQ(rt.rc, 0) << rt.err;
+  for (const char* f : {"flows.csv", "queues.csv", "pfc.csv", "cc.csv", "pcap/sw0-p0-rx.pcap", "pcap/sw0-p0-tx.pcap"}) {
+    if (std::string(f) == "cc.csv" && !exists(dir + "/tlm/" + f)) continue;  // DCQCN scenarios only
+    EXPECT_TRUE(exists(dir + "/rtl/" + f)) << f;
+    EXPECT_TRUE(slurp(dir + "/tlm/" + f) == slurp(dir + "/rtl/" + f)) << f;
+  }
+  const std::string st = slurp(dir + "/tlm/summary.json"), sr = slurp(dir + "/rtl/summary.json");
+  EXPECT_EQ(summary_without_wall(st), summary_without_wall(sr));
+  // The RTL ran: it took operations, and at least one clock edge per operation.
+  const uint64_t ops = json_u64(sr, "operations"), cycles = json_u64(sr, "cycles");
+  EXPECT_GE(ops, 5000u) << sr;
+  EXPECT_GE(cycles, ops) << sr;
+  std::system(("rm -rf " + dir).c_str());
+}
+
 INSTANTIATE_TEST_SUITE_P(Shipped, LockstepScenario,
                          ::testing::Values(Case{"pfc", "pfc_incast", ""}, Case{"ecn", "ecn_incast", ""},
                                            Case{"dt_drops", "pfc_incast", "--set pfc.enabled=false"}),
@@ -74,5 +126,59 @@ TEST(Lockstep, ASwitchLargerThanTheRtlIsRefusedAtLoad) {
   EXPECT_NE(r.err.find("key 'switch.queue_impl'"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("40 ports"), std::string::npos) << r.err;
   EXPECT_FALSE(exists(dir + "/o")) << "refused before anything is built";
+  std::system(("rm -rf " + dir).c_str());
+}
+
+// Cycle agreement: each operation's decision cycles in the RTL (docs/rtl.md,
+// "Timing": enqueue 1 + cells when admitted and 1 when dropped, dequeue
+// 1 + cells, PFC tick 1) against the cycles the TLM model charges for it
+// (docs/queue-manager.md: enqueue switch.pipeline.mmu, dequeue
+// ceil(cells / switch.buffer.read_cells_per_cycle), tick 0). The expected
+// distribution is computed here from the run's operation record (its cells
+// and verdicts) with those two tables, and compared with summary.json's
+// nearest-rank p50, p99, min and max.
+TEST(Lockstep, CycleAgreementFollowsTheTwoTimingTables) {
+  if (!has_rtl()) GTEST_SKIP() << "built without Verilator";
+  const std::string dir = temp_dir();
+  const uint32_t mmu_cycles = 5, read_per_cycle = 3;
+  const Result r = rocesim("run " + src_dir() + "/configs/scenarios/pfc_incast.yaml --quiet --queue-impl lockstep" +
+                           " --set switch.pipeline.mmu=" + std::to_string(mmu_cycles) +
+                           " --set switch.buffer.read_cells_per_cycle=" + std::to_string(read_per_cycle) +
+                           " --set pfc.enabled=false --set sim.duration=2ms --out " + dir + "/o --record-ops " + dir +
+                           "/ops.txt");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  std::ifstream in(dir + "/ops.txt");
+  std::vector<int64_t> d;
+  size_t drops = 0;
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream ls(line);
+    std::vector<std::string> t;
+    for (std::string w; ls >> w;) t.push_back(w);
+    if (t.empty()) continue;
+    if (t[0] == "E") {  // E T SW IN PG OUT Q CELLS BYTES LOSSLESS ECN_FRAME ECN RAND32 : VERDICT ...
+      ASSERT_GT(t.size(), 14u) << line;
+      const int64_t cells = std::stoll(t[7]);
+      const bool admitted = t[14] == "admit";
+      drops += !admitted;
+      d.push_back((admitted ? 1 + cells : 1) - int64_t(mmu_cycles));
+    } else if (t[0] == "D") {  // D T SW PORT Q ECN_FRAME ECN RAND32 DISCARD : HEAD CELLS ...
+      ASSERT_GT(t.size(), 11u) << line;
+      const int64_t cells = std::stoll(t[11]);
+      d.push_back(1 + cells - (cells + read_per_cycle - 1) / read_per_cycle);
+    } else if (t[0] == "T") {
+      d.push_back(1);
+    }
+  }
+  ASSERT_GE(d.size(), 5000u);
+  EXPECT_GT(drops, 0u) << "the lossy incast drops (the 1-cycle verdicts are in the distribution)";
+  std::sort(d.begin(), d.end());
+  auto rank = [&](uint64_t num, uint64_t den) { return d[(d.size() * num + den - 1) / den - 1]; };
+  const std::string sum = slurp(dir + "/o/summary.json");
+  EXPECT_EQ(json_u64(sum, "operations"), d.size()) << sum;
+  EXPECT_EQ(json_i64(sum, "cycle_diff_p50"), rank(1, 2)) << sum;
+  EXPECT_EQ(json_i64(sum, "cycle_diff_p99"), rank(99, 100)) << sum;
+  EXPECT_EQ(json_i64(sum, "cycle_diff_min"), d.front()) << sum;
+  EXPECT_EQ(json_i64(sum, "cycle_diff_max"), d.back()) << sum;
+  EXPECT_NE(d.front(), d.back()) << "a distribution, not one value";
   std::system(("rm -rf " + dir).c_str());
 }
