@@ -1,5 +1,6 @@
 #include "qm_rtl.h"
 
+#include <algorithm>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
@@ -172,14 +173,40 @@ QmRtl::~QmRtl() {
 #endif
 }
 
+void QmRtl::set_clock(uint64_t period_ps, std::function<uint64_t()> now_ps) {
+  if (period_ps < 2) throw std::invalid_argument("rtl qm: the clock period must be at least 2 ps");
+  m_period_ps = period_ps;
+  m_now = std::move(now_ps);
+}
+
+uint64_t QmRtl::edge_time(bool rising) {
+  if (!m_period_ps) return m_cycles * 2 + (rising ? 0 : 1);
+  if (!rising) return m_rise_ps + m_period_ps / 2;
+  uint64_t t = m_clocked ? m_rise_ps + m_period_ps : 0;  // one period after the last rising edge
+  if (m_op_start) {
+    m_op_start = false;
+    t = std::max(t, m_now());
+  }
+  m_clocked = true;
+  return m_rise_ps = t;
+}
+
 void QmRtl::trace(const std::string& fst_path) {
 #if ROCESIM_QM_RTL_TRACE
+  if (m_fst) stop_trace();
   m_fst = std::make_unique<VerilatedFstC>();
   m_top->trace(m_fst.get(), 99);
   m_fst->open(fst_path.c_str());
-  m_fst->dump(m_cycles * 2);
+  m_fst->dump(m_period_ps ? m_rise_ps : m_cycles * 2);
 #else
   throw std::runtime_error("rtl qm: built without trace support (ROCESIM_RTL_TRACE); cannot write " + fst_path);
+#endif
+}
+
+void QmRtl::stop_trace() {
+#if ROCESIM_QM_RTL_TRACE
+  if (m_fst) m_fst->close();
+  m_fst.reset();
 #endif
 }
 
@@ -187,14 +214,18 @@ void QmRtl::tick() {
   m_top->clk = 1;
   m_top->eval();
   ++m_cycles;
+  const uint64_t t_rise = edge_time(true);
 #if ROCESIM_QM_RTL_TRACE
-  if (m_fst) m_fst->dump(m_cycles * 2);
+  if (m_fst) m_fst->dump(t_rise);
 #endif
   m_top->clk = 0;
   m_top->eval();
+  const uint64_t t_fall = edge_time(false);
 #if ROCESIM_QM_RTL_TRACE
-  if (m_fst) m_fst->dump(m_cycles * 2 + 1);
+  if (m_fst) m_fst->dump(t_fall);
 #endif
+  (void)t_rise;
+  (void)t_fall;
 }
 
 void QmRtl::csr(uint32_t a, uint32_t data) {
@@ -206,6 +237,7 @@ void QmRtl::csr(uint32_t a, uint32_t data) {
 }
 
 void QmRtl::start_op(unsigned kind) {
+  m_op_start = true;
   m_top->op_kind = kind;
   m_top->op_valid = 1;
   m_top->eval();

@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -74,12 +75,27 @@ class QmRtl final : public qm::QueueManagerIf {
   uint32_t last_cycles() const { return m_last_cycles; }
   uint64_t cycles() const { return m_cycles; }
 
+  // Waveform time (1 ps units). By default clock edge k is dumped at times
+  // 2k (rising) and 2k + 1 (falling). With a clock, the first rising edge of
+  // an operation issued at simulated time t (ps, from now_ps) is at t, or one
+  // period after the previous rising edge when that is later (operations
+  // closer together than their cycles); each later edge one period on, each
+  // falling edge half a period after its rising one. So the RTL's waveform
+  // lines up with the TLM model's (--trace) and time never goes backwards.
+  // The model's clock runs only while an operation is in flight: idle
+  // stretches cost nothing.
+  void set_clock(uint64_t period_ps, std::function<uint64_t()> now_ps);
+
   // FST waveform of every signal from now on (the model must be built with
-  // trace support: ROCESIM_RTL_TRACE; otherwise std::runtime_error).
+  // trace support: ROCESIM_RTL_TRACE; otherwise std::runtime_error), until
+  // stop_trace() or destruction.
   void trace(const std::string& fst_path);
+  void stop_trace();
+  bool tracing() const { return m_fst != nullptr; }
 
  private:
   void tick();  // one clock edge (low, high)
+  uint64_t edge_time(bool rising);  // the dump time of the next half cycle
   void csr(uint32_t addr, uint32_t data);
   void start_op(unsigned kind);  // drives op_valid until accepted, then clocks until res_valid
   void select(uint16_t port, uint8_t idx) const;
@@ -90,6 +106,11 @@ class QmRtl final : public qm::QueueManagerIf {
   std::unique_ptr<VerilatedFstC> m_fst;
   uint64_t m_cycles = 0;
   uint32_t m_last_cycles = 0;
+  uint64_t m_period_ps = 0;         // 0: no clock (edge k at times 2k and 2k + 1)
+  std::function<uint64_t()> m_now;
+  uint64_t m_rise_ps = 0;           // the last rising edge's time (with a clock)
+  bool m_clocked = false;           // a rising edge has been timed
+  bool m_op_start = false;          // the next edge starts an operation (aligns to now)
 };
 
 }  // namespace rocesim::rtl

@@ -819,5 +819,58 @@ TEST(RtlQm, TraceWritesFst) {
   EXPECT_EQ(rises, 2);
 }
 
+// The rising-edge times of a 1-bit signal (the first $var of that name) in a VCD.
+std::vector<uint64_t> rising_times(const std::string& vcd, const std::string& name) {
+  std::ifstream in(vcd);
+  std::string line, id;
+  uint64_t t = 0;
+  std::vector<uint64_t> out;
+  while (std::getline(in, line)) {
+    if (id.empty() && line.find("$var") != std::string::npos && line.find(" " + name + " ") != std::string::npos) {
+      const size_t a = line.find(" 1 ") + 3;  // $var wire 1 <id> name $end
+      id = line.substr(a, line.find(' ', a) - a);
+    } else if (!line.empty() && line[0] == '#') {
+      t = std::stoull(line.substr(1));
+    } else if (!id.empty() && line == "1" + id) {
+      out.push_back(t);
+    }
+  }
+  return out;
+}
+
+// set_clock puts the waveform in simulated time (docs/rtl.md "Timing" and
+// qm_rtl.h): an operation issued at t takes 1 + res_cycles rising edges (the
+// accepting edge, then res_cycles more to its result), the first at t, or one
+// period after the previous rising edge when that is later. Period 1000 ps:
+// an admitted 3-cell enqueue at 10 000 ps (res_cycles 1 + 3), a dequeue of it
+// issued at the same time (1 + 3, so it starts after the enqueue's last
+// edge), and a PFC tick at 50 000 ps (res_cycles 1).
+TEST(RtlQm, TraceInSimulatedTime) {
+  if (std::system("command -v fst2vcd >/dev/null 2>&1") != 0) GTEST_SKIP() << "fst2vcd not installed";
+  const std::filesystem::path dir = std::filesystem::temp_directory_path();
+  const std::string stem = "test_rtl_clock_" + std::to_string(::getpid());
+  const std::filesystem::path fst = dir / (stem + ".fst"), vcd = dir / (stem + ".vcd");
+  constexpr uint64_t kPeriod = 1000;
+  uint64_t now = 10000;
+  {
+    QmRtl q(base(64, 2, 30, 30));
+    q.set_clock(kPeriod, [&now] { return now; });
+    q.trace(fst.string());
+    ASSERT_TRUE(q.enqueue(enq(0, 0, 1, 0, 3)).admitted());
+    ASSERT_EQ(q.last_cycles(), 4u);
+    q.dequeue(deq(1, 0));
+    now = 50000;
+    q.pfc_tick(0, 0);
+  }
+  ASSERT_EQ(std::system(("fst2vcd -f " + fst.string() + " -o " + vcd.string() + " >/dev/null 2>&1").c_str()), 0);
+  std::vector<uint64_t> want;
+  for (uint64_t k = 0; k < 1 + 4; ++k) want.push_back(10000 + k * kPeriod);     // enqueue
+  for (uint64_t k = 0; k < 1 + 4; ++k) want.push_back(15000 + k * kPeriod);     // dequeue, after it
+  for (uint64_t k = 0; k < 1 + 1; ++k) want.push_back(50000 + k * kPeriod);     // tick
+  EXPECT_EQ(rising_times(vcd.string(), "clk"), want);
+  std::filesystem::remove(fst);
+  std::filesystem::remove(vcd);
+}
+
 }  // namespace
 }  // namespace rocesim
