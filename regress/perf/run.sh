@@ -2,10 +2,16 @@
 # Performance suite. Figures are quoted in docs/performance.md.
 #   regress/perf/run.sh            all of it
 #   regress/perf/run.sh scenarios  only the timed rocesim scenarios
+#   regress/perf/run.sh qm         only the queue-manager modes (tlm, rtl, lockstep)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD_DIR:-build}
 PY=/usr/bin/python3
+
+if [ "${1:-all}" = qm ]; then
+  "$PY" regress/perf/qm_impl.py --build "$BUILD"
+  exit 0
+fi
 
 if [ "${1:-all}" != scenarios ]; then
   echo "== encode -> MAC -> cable -> MAC -> parse (frames per wall-second = items_per_second)"
@@ -36,3 +42,6 @@ echo "== timed scenarios"
 timed regress/perf/link_stream.yaml
 timed regress/perf/switch_permutation.yaml
 timed configs/scenarios/leafspine_permutation.yaml
+
+echo
+"$PY" regress/perf/qm_impl.py --build "$BUILD"
