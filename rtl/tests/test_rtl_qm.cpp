@@ -754,13 +754,14 @@ TEST(RtlQm, FifoOrderPerQueue) {
 }
 
 // The verilated build at its own scale: every cell of the memory, the last
-// port, PG and queue, one packet of 65 534 cells (res_cycles = 1 + cells =
-// 2^16 - 1, the most its 16 bits hold) of the largest cell that keeps
-// total_cells * cell_bytes within BYTE_W = 32 bits, pools of 2^16 - 1 cells
-// and alpha = 2^7, so the cell pointers, counters, byte counts and thresholds
-// carry values with most of their bits set (toggle coverage, docs/rtl.md).
-// The expectations are the rules: the free list 0, 1, .. in order, the chain
-// taken from its head and pushed back whole in front of the rest (LIFO), the
+// port, PG and queue, a 1-cell packet (free count 2^16 - 1) then one of
+// 65 534 cells (res_cycles = 1 + cells = 2^16 - 1, the most its 16 bits
+// hold; pool use 2^16 - 1) of the largest cell that keeps total_cells *
+// cell_bytes within BYTE_W = 32 bits, pools of 2^16 - 1 cells and alpha =
+// 2^7, so the cell pointers, counters, byte counts and thresholds carry
+// values with most of their bits set (toggle coverage, docs/rtl.md). The
+// expectations are the rules: the free list 0, 1, .. in order, a chain taken
+// from its head and pushed back whole in front of the rest (LIFO), the
 // threshold 2^7 * (pool - used).
 TEST(RtlQm, FullScaleCellsPortsAndWidths) {
   const uint32_t total = QmRtl::kCells, pool_cells = total - 1, n = total - 2, cell_bytes = 65535;
@@ -778,35 +779,50 @@ TEST(RtlQm, FullScaleCellsPortsAndWidths) {
   EXPECT_EQ(q.next_cell(total - 1), qm::kNoCell);
   EXPECT_EQ(q.pg_state(port, idx).threshold, dt(pool_cells, 0, 7));
 
-  qm::EnqueueOp op = enq(port, idx, port, idx, n);
-  op.bytes = uint64_t(n) * cell_bytes;
-  const qm::EnqueueResult e = q.enqueue(op);
-  ASSERT_TRUE(e.admitted());
-  EXPECT_EQ(e.head_cell, 0u);
+  qm::EnqueueOp small = enq(port, idx, port, idx, 1);
+  small.bytes = cell_bytes;
+  const qm::EnqueueResult e1 = q.enqueue(small);
+  ASSERT_TRUE(e1.admitted());
+  EXPECT_EQ(e1.head_cell, 0u);
+  EXPECT_EQ(q.free_cells(), total - 1);
+  EXPECT_EQ(q.free_head(), 1u);
+
+  qm::EnqueueOp big = enq(port, idx, port, idx, n);
+  big.bytes = uint64_t(n) * cell_bytes;
+  const qm::EnqueueResult e = q.enqueue(big);
+  ASSERT_TRUE(e.admitted());  // shared 1 < 2^7 * (pool - 1), 1 + n <= pool
+  EXPECT_EQ(e.head_cell, 1u);
   EXPECT_EQ(e.charge.in_shared, n);
   EXPECT_EQ(e.charge.eg_shared, n);
   EXPECT_EQ(q.last_cycles(), 1 + n);
-  EXPECT_EQ(q.queue_packets(port, idx), 1u);
-  EXPECT_EQ(q.queue_bytes(port, idx), op.bytes);
-  EXPECT_EQ(q.queue_tail(port, idx), 0u);
-  EXPECT_EQ(q.pg_state(port, idx).shared, n);
-  EXPECT_EQ(q.pg_state(port, idx).threshold, dt(pool_cells, n, 7));
-  EXPECT_EQ(q.queue_state(port, idx).shared, n);
-  EXPECT_EQ(q.pool_used(0), n);
-  EXPECT_EQ(q.pool_used(1), n);
-  EXPECT_EQ(q.free_cells(), total - n);
-  EXPECT_EQ(q.free_head(), n);
-  EXPECT_EQ(q.next_cell(n - 2), n - 1);
-  EXPECT_EQ(q.next_cell(n - 1), qm::kNoCell);
+  EXPECT_EQ(q.queue_packets(port, idx), 2u);
+  EXPECT_EQ(q.queue_bytes(port, idx), small.bytes + big.bytes);
+  EXPECT_EQ(q.head_cell(port, idx), 0u);
+  EXPECT_EQ(q.queue_tail(port, idx), 1u);
+  EXPECT_EQ(q.pg_state(port, idx).shared, 1 + n);
+  EXPECT_EQ(q.pg_state(port, idx).threshold, dt(pool_cells, 1 + n, 7));
+  EXPECT_EQ(q.queue_state(port, idx).shared, 1 + n);
+  EXPECT_EQ(q.pool_used(0), 1 + n);
+  EXPECT_EQ(q.pool_used(1), 1 + n);
+  EXPECT_EQ(q.free_cells(), 1u);
+  EXPECT_EQ(q.free_head(), total - 1);
+  EXPECT_EQ(q.next_cell(0), qm::kNoCell);
+  EXPECT_EQ(q.next_cell(n - 1), n);
+  EXPECT_EQ(q.next_cell(n), qm::kNoCell);
 
+  const qm::DequeueResult d1 = q.dequeue(deq(port, idx));
+  EXPECT_EQ(d1.head_cell, 0u);
+  EXPECT_EQ(d1.cells, 1u);
+  EXPECT_EQ(q.free_head(), 0u);
+  EXPECT_EQ(q.next_cell(0), total - 1);
   const qm::DequeueResult d = q.dequeue(deq(port, idx));
-  EXPECT_EQ(d.head_cell, 0u);
+  EXPECT_EQ(d.head_cell, 1u);
   EXPECT_EQ(d.cells, n);
-  EXPECT_EQ(d.bytes, op.bytes);
+  EXPECT_EQ(d.bytes, big.bytes);
   EXPECT_EQ(q.last_cycles(), 1 + n);
   EXPECT_EQ(q.free_cells(), total);
-  EXPECT_EQ(q.free_head(), 0u);
-  EXPECT_EQ(q.next_cell(n - 1), n);  // the chain's end now continues with the rest of the list
+  EXPECT_EQ(q.free_head(), 1u);
+  EXPECT_EQ(q.next_cell(n), 0u);  // the chain's end continues with the rest of the list: 0, then 65 535
   EXPECT_EQ(q.next_cell(total - 1), qm::kNoCell);
   EXPECT_EQ(q.head_cell(port, idx), qm::kNoCell);
   EXPECT_EQ(q.pg_state(port, idx).shared, 0u);
