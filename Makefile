@@ -9,7 +9,7 @@ JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_DIR    ?= build-fuzz
 FUZZ_TIME   ?= 30
 
-.PHONY: all deps configure build run test test-all perf debug fuzz clean help
+.PHONY: all deps configure build run test test-all perf debug fuzz coverage clean help
 
 all: build
 
@@ -21,6 +21,7 @@ help:
 	@echo "make perf     run the performance scenarios under regress/perf"
 	@echo "make debug    ASan/UBSan build in build-debug and its tests"
 	@echo "make fuzz     libFuzzer targets in $(FUZZ_DIR) (clang), each run FUZZ_TIME=$(FUZZ_TIME) s"
+	@echo "make coverage line and toggle coverage of the queue manager RTL (rtl/qm) into $(BUILD_DIR)/rtl-coverage"
 
 # Quick when everything is installed: dpkg is asked first, apt only when needed.
 deps:
@@ -62,6 +63,13 @@ fuzz:
 	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DROCESIM_WERROR=OFF -DROCESIM_FUZZ=ON >/dev/null
 	cmake --build $(FUZZ_DIR) -j $(JOBS) --target fuzz_targets
 	cd $(FUZZ_DIR) && FUZZ_TIME=$(FUZZ_TIME) ctest --output-on-failure -L fuzz $(CTEST_ARGS)
+
+# Verilator line and toggle coverage of rtl/qm (docs/rtl.md, "Coverage"):
+# builds the coverage model and the RTL tests against it (not part of
+# `make build`), runs them, prints the summary and checks it (ctest label
+# coverage runs the same).
+coverage: deps configure
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target rtl_coverage
 
 clean:
 	rm -rf $(BUILD_DIR) build-debug $(FUZZ_DIR) out

@@ -4,11 +4,21 @@
 #include <sstream>
 #include <stdexcept>
 #include <vector>
+#if ROCESIM_QM_RTL_COVERAGE
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+
+#include <unistd.h>
+#endif
 
 #include "Vqm.h"
 #include "verilated.h"
 #if ROCESIM_QM_RTL_TRACE
 #include "verilated_fst_c.h"
+#endif
+#if ROCESIM_QM_RTL_COVERAGE
+#include "verilated_cov.h"
 #endif
 
 namespace rocesim::rtl {
@@ -166,8 +176,26 @@ QmRtl::QmRtl(const qm::Config& cfg) : m_cfg(cfg), m_ctx(std::make_unique<Verilat
   while (m_top->busy) tick();
 }
 
+void write_coverage(VerilatedContext& ctx) {
+#if ROCESIM_QM_RTL_COVERAGE
+  static std::atomic<unsigned> seq{0};
+  const char* env = std::getenv("ROCESIM_RTL_COVERAGE_DIR");
+  const std::filesystem::path dir = env && *env ? env : ROCESIM_QM_RTL_COVERAGE_DIR;
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  const std::filesystem::path file =
+      dir / ("qm-" + std::to_string(::getpid()) + "-" + std::to_string(seq++) + ".dat");
+  ctx.coveragep()->write(file.c_str());  // Verilator stops the program if it cannot write
+#else
+  (void)ctx;
+#endif
+}
+
 QmRtl::~QmRtl() {
-  if (m_top) m_top->final();
+  if (m_top) {
+    m_top->final();
+    write_coverage(*m_ctx);  // the coverage build only
+  }
 #if ROCESIM_QM_RTL_TRACE
   if (m_fst) m_fst->close();
 #endif

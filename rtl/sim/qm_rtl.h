@@ -113,4 +113,13 @@ class QmRtl final : public qm::QueueManagerIf {
   bool m_op_start = false;          // the next edge starts an operation (aligns to now)
 };
 
+// The coverage build (rocesim_qm_rtl_cov in rtl/CMakeLists.txt; docs/rtl.md,
+// "Coverage"): writes the line and toggle counters of the models in `ctx` to
+// a file of their own (pid, sequence number) in $ROCESIM_RTL_COVERAGE_DIR, by
+// default the build tree's rtl-coverage/raw. The counters live in the model,
+// so this must run before it is destroyed: QmRtl's destructor calls it, and
+// so must a test that drives a Verilated model of its own. In the normal
+// build it does nothing.
+void write_coverage(VerilatedContext& ctx);
+
 }  // namespace rocesim::rtl

@@ -16,7 +16,9 @@
 
 #include <unistd.h>
 
+#include "Vqm.h"
 #include "qm_rtl.h"
+#include "verilated.h"
 
 namespace rocesim {
 namespace {
@@ -751,6 +753,82 @@ TEST(RtlQm, FifoOrderPerQueue) {
   EXPECT_EQ(q.free_cells(), 512u);
 }
 
+// The verilated build at its own scale: every cell of the memory, the last
+// port, PG and queue, a 1-cell packet (free count 2^16 - 1) then one of
+// 65 534 cells (res_cycles = 1 + cells = 2^16 - 1, the most its 16 bits
+// hold; pool use 2^16 - 1) of the largest cell that keeps total_cells *
+// cell_bytes within BYTE_W = 32 bits, pools of 2^16 - 1 cells and alpha =
+// 2^7, so the cell pointers, counters, byte counts and thresholds carry
+// values with most of their bits set (toggle coverage, docs/rtl.md). The
+// expectations are the rules: the free list 0, 1, .. in order, a chain taken
+// from its head and pushed back whole in front of the rest (LIFO), the
+// threshold 2^7 * (pool - used).
+TEST(RtlQm, FullScaleCellsPortsAndWidths) {
+  const uint32_t total = QmRtl::kCells, pool_cells = total - 1, n = total - 2, cell_bytes = 65535;
+  ASSERT_LE(uint64_t(total) * cell_bytes, (uint64_t(1) << QmRtl::kByteW) - 1);
+  const uint16_t port = QmRtl::kPorts - 1;
+  const uint8_t idx = 7;
+  qm::Config c = base(total, QmRtl::kPorts, pool_cells, pool_cells);
+  c.mmu.cell_bytes = cell_bytes;
+  mmu::PgProfile& g = c.mmu.ports[port].pgs[idx];
+  g.threshold.mode = ThresholdMode::dynamic_th;
+  g.threshold.dynamic_th = 7;
+  QmRtl q(c);
+  ASSERT_EQ(q.free_cells(), total);
+  EXPECT_EQ(q.next_cell(total - 2), total - 1);
+  EXPECT_EQ(q.next_cell(total - 1), qm::kNoCell);
+  EXPECT_EQ(q.pg_state(port, idx).threshold, dt(pool_cells, 0, 7));
+
+  qm::EnqueueOp small = enq(port, idx, port, idx, 1);
+  small.bytes = cell_bytes;
+  const qm::EnqueueResult e1 = q.enqueue(small);
+  ASSERT_TRUE(e1.admitted());
+  EXPECT_EQ(e1.head_cell, 0u);
+  EXPECT_EQ(q.free_cells(), total - 1);
+  EXPECT_EQ(q.free_head(), 1u);
+
+  qm::EnqueueOp big = enq(port, idx, port, idx, n);
+  big.bytes = uint64_t(n) * cell_bytes;
+  const qm::EnqueueResult e = q.enqueue(big);
+  ASSERT_TRUE(e.admitted());  // shared 1 < 2^7 * (pool - 1), 1 + n <= pool
+  EXPECT_EQ(e.head_cell, 1u);
+  EXPECT_EQ(e.charge.in_shared, n);
+  EXPECT_EQ(e.charge.eg_shared, n);
+  EXPECT_EQ(q.last_cycles(), 1 + n);
+  EXPECT_EQ(q.queue_packets(port, idx), 2u);
+  EXPECT_EQ(q.queue_bytes(port, idx), small.bytes + big.bytes);
+  EXPECT_EQ(q.head_cell(port, idx), 0u);
+  EXPECT_EQ(q.queue_tail(port, idx), 1u);
+  EXPECT_EQ(q.pg_state(port, idx).shared, 1 + n);
+  EXPECT_EQ(q.pg_state(port, idx).threshold, dt(pool_cells, 1 + n, 7));
+  EXPECT_EQ(q.queue_state(port, idx).shared, 1 + n);
+  EXPECT_EQ(q.pool_used(0), 1 + n);
+  EXPECT_EQ(q.pool_used(1), 1 + n);
+  EXPECT_EQ(q.free_cells(), 1u);
+  EXPECT_EQ(q.free_head(), total - 1);
+  EXPECT_EQ(q.next_cell(0), qm::kNoCell);
+  EXPECT_EQ(q.next_cell(n - 1), n);
+  EXPECT_EQ(q.next_cell(n), qm::kNoCell);
+
+  const qm::DequeueResult d1 = q.dequeue(deq(port, idx));
+  EXPECT_EQ(d1.head_cell, 0u);
+  EXPECT_EQ(d1.cells, 1u);
+  EXPECT_EQ(q.free_head(), 0u);
+  EXPECT_EQ(q.next_cell(0), total - 1);
+  const qm::DequeueResult d = q.dequeue(deq(port, idx));
+  EXPECT_EQ(d.head_cell, 1u);
+  EXPECT_EQ(d.cells, n);
+  EXPECT_EQ(d.bytes, big.bytes);
+  EXPECT_EQ(q.last_cycles(), 1 + n);
+  EXPECT_EQ(q.free_cells(), total);
+  EXPECT_EQ(q.free_head(), 1u);
+  EXPECT_EQ(q.next_cell(n), 0u);  // the chain's end continues with the rest of the list: 0, then 65 535
+  EXPECT_EQ(q.next_cell(total - 1), qm::kNoCell);
+  EXPECT_EQ(q.head_cell(port, idx), qm::kNoCell);
+  EXPECT_EQ(q.pg_state(port, idx).shared, 0u);
+  EXPECT_EQ(q.pg_state(port, idx).threshold, dt(pool_cells, 0, 7));
+}
+
 // --- errors and limits -------------------------------------------------------------
 
 TEST(RtlQm, MalformedOperationsChangeNothing) {
@@ -776,6 +854,161 @@ TEST(RtlQm, ConfigurationBeyondTheRtlIsRefused) {
   EXPECT_THROW(QmRtl{c}, std::invalid_argument);
   qm::Config bad = base(64, 2, 100, 10);  // pool larger than the buffer: mmu::validate
   EXPECT_THROW(QmRtl{bad}, std::invalid_argument);
+}
+
+// --- the raw ports ----------------------------------------------------------------
+
+// The Verilated model driven directly, for what QmRtl never does: CSR writes
+// outside the map and an op_kind that is no operation. Addresses and fields
+// are those of the CSR map in docs/rtl.md (qm_pkg.sv).
+class RawQm {
+ public:
+  struct Result {
+    bool error, ecn_decided, ecn_fired;
+    uint32_t verdict, cycles;
+  };
+  RawQm() : m_top(&m_ctx, "qm") {
+    m_top.clk = 0;
+    m_top.rst = 1;
+    m_top.csr_valid = 0;
+    m_top.op_valid = 0;
+    tick();
+    tick();
+    m_top.rst = 0;
+  }
+  ~RawQm() {
+    m_top.final();
+    rtl::write_coverage(m_ctx);  // the coverage build's counters (docs/rtl.md, "Coverage")
+  }
+  void tick() {
+    m_top.clk = 1;
+    m_top.eval();
+    m_top.clk = 0;
+    m_top.eval();
+  }
+  // address {region[23:20], index[19:8], sub[7:5], field[4:0]}
+  void csr(uint32_t region, uint32_t index, uint32_t sub, uint32_t field, uint32_t data) {
+    m_top.csr_valid = 1;
+    m_top.csr_addr = region << 20 | index << 8 | sub << 5 | field;
+    m_top.csr_data = data;
+    tick();
+    m_top.csr_valid = 0;
+  }
+  void init() {
+    csr(0, 0, 0, 0, 1);  // CTRL: build the free list
+    for (int guard = 0; m_top.busy; ++guard) {
+      ASSERT_LT(guard, 1 << 20);
+      tick();
+    }
+  }
+  uint32_t pg_threshold(uint32_t port, uint32_t pg) { return read(port, pg).rd_pg_threshold; }
+  uint32_t queue_threshold(uint32_t port, uint32_t queue) { return read(port, queue).rd_q_threshold; }
+  uint32_t queue_packets(uint32_t port, uint32_t queue) { return read(port, queue).rd_q_packets; }
+  uint32_t free_cells() const { return m_top.rd_free_count; }
+  // One operation on the valid/ready port: the result in its res_valid cycle.
+  Result op(uint32_t kind, uint32_t in_port, uint32_t pg, uint32_t out_port, uint32_t queue, uint32_t cells) {
+    m_top.op_kind = kind;
+    m_top.op_in_port = in_port;
+    m_top.op_pg = pg;
+    m_top.op_out_port = out_port;
+    m_top.op_queue = queue;
+    m_top.op_cells = cells;
+    m_top.op_bytes = cells * kCell;
+    m_top.op_lossless = 0;
+    m_top.op_ecn_frame = 1;
+    m_top.op_ecn = 1;  // ECT(1)
+    m_top.op_rand32 = 0;
+    m_top.op_discard = 0;
+    m_top.op_valid = 1;
+    m_top.eval();
+    EXPECT_TRUE(m_top.op_ready);
+    tick();  // accepted at this edge
+    m_top.op_valid = 0;
+    for (int guard = 0; !m_top.res_valid && guard < 1000; ++guard) tick();
+    EXPECT_TRUE(m_top.res_valid);
+    return {bool(m_top.res_error), bool(m_top.res_ecn_decided), bool(m_top.res_ecn_fired), m_top.res_verdict,
+            m_top.res_cycles};
+  }
+
+ private:
+  const Vqm& read(uint32_t port, uint32_t idx) {
+    m_top.rd_qidx = port * 8 + idx;
+    m_top.eval();
+    return m_top;
+  }
+  VerilatedContext m_ctx;  // before the model: it must outlive it
+  Vqm m_top;
+};
+
+// Writes outside the CSR map change nothing, each one of an address that
+// would alias a register if the decode were partial: pool index POOLS and
+// port index P (aliases of pool 0 and port 0 or 1 if only the index's low
+// bits were decoded), a field with bit 4 or 3 set over a valid code, region 9
+// (1 in its low 3 bits: the pool region). Each register's effect is read
+// back (a threshold) or seen in a decision (ECN), before and after; then
+// writes to the register itself show the read-back follows it. op_kind 3 is
+// no operation: an error result after 1 cycle (qm.sv's timing), nothing
+// changed.
+TEST(RtlQm, RawPortsWritesOutsideTheCsrMapAndUnknownOpKind) {
+  RawQm m;
+  const uint32_t P = QmRtl::kPorts, POOLS = QmRtl::kPools;
+  constexpr uint32_t kGlobal = 0, kPool = 1, kEcn = 2, kPg = 3, kQueue = 4;
+  constexpr uint32_t kFlags = 0, kStatic = 2;
+  m.csr(kGlobal, 0, 0, 1, 64);  // TOTAL_CELLS
+  m.csr(kGlobal, 0, 0, 2, 2);   // PORTS
+  m.csr(kPool, 0, 0, 0, 40);
+  m.csr(kPool, 1, 0, 0, 40);
+  m.csr(kPg, 0, 0, kFlags, 1u << 1);  // port 0 PG 0: dynamic, n = 0, pool 0
+  m.csr(kPg, 0, 1, kFlags, 0);        // port 0 PG 1: static, pool 0
+  m.csr(kPg, 0, 1, kStatic, 25);
+  m.csr(kQueue, 1, 0, kFlags, 1u << 8);  // port 1 queue 0: static, pool 1
+  m.csr(kQueue, 1, 0, kStatic, 30);
+  m.csr(kEcn, 0, 0, 0, 1);  // queue 0: threshold, at enqueue, in bytes
+  m.csr(kEcn, 0, 0, 1, 0);  // K = 0
+  m.init();
+  // alpha * (pool - used) with alpha = 2^0; static values as written
+  ASSERT_EQ(m.pg_threshold(0, 0), 40u);
+  ASSERT_EQ(m.pg_threshold(0, 1), 25u);
+  ASSERT_EQ(m.queue_threshold(1, 0), 30u);
+
+  m.csr(kPool, POOLS, 0, 0, 7);  // no such pool
+  m.csr(kPool, 0, 0, 1, 7);      // no such pool field
+  m.csr(9, 0, 0, 0, 7);          // no such region
+  EXPECT_EQ(m.pg_threshold(0, 0), 40u);
+  m.csr(kPg, P, 1, kStatic, 9);        // no such port
+  m.csr(kPg, 0, 1, kStatic | 16, 9);   // no such PG field
+  EXPECT_EQ(m.pg_threshold(0, 1), 25u);
+  m.csr(kQueue, P + 1, 0, kStatic, 9);       // no such port
+  m.csr(kQueue, 1, 0, kStatic | 16, 9);      // no such queue field
+  EXPECT_EQ(m.queue_threshold(1, 0), 30u);
+  m.csr(kEcn, 0, 0, 1 | 8, 1000000);  // no such ECN field (K would make the second packet unmarked)
+
+  m.csr(kPool, 0, 0, 0, 36);
+  m.csr(kPg, 0, 1, kStatic, 20);
+  m.csr(kQueue, 1, 0, kStatic, 28);
+  EXPECT_EQ(m.pg_threshold(0, 0), 36u);
+  EXPECT_EQ(m.pg_threshold(0, 1), 20u);
+  EXPECT_EQ(m.queue_threshold(1, 0), 28u);
+
+  // ECN threshold K = 0 in bytes, the queue as the packet finds it: 0 > 0 does
+  // not fire, 256 > 0 does.
+  const RawQm::Result first = m.op(0, 0, 0, 1, 0, 1);
+  EXPECT_FALSE(first.error);
+  EXPECT_EQ(first.verdict, 0u);  // admit
+  EXPECT_TRUE(first.ecn_decided);
+  EXPECT_FALSE(first.ecn_fired);
+  const RawQm::Result second = m.op(0, 0, 0, 1, 0, 1);
+  EXPECT_EQ(second.verdict, 0u);
+  EXPECT_TRUE(second.ecn_fired);
+  EXPECT_EQ(m.free_cells(), 62u);
+
+  const RawQm::Result none = m.op(3, 0, 0, 1, 0, 1);
+  EXPECT_TRUE(none.error);
+  EXPECT_FALSE(none.ecn_decided);
+  EXPECT_EQ(none.cycles, 1u);
+  EXPECT_EQ(m.free_cells(), 62u);
+  EXPECT_EQ(m.queue_packets(1, 0), 2u);
+  EXPECT_EQ(m.pg_threshold(0, 0), 34u);  // pool 0 at 36 with the two cells in shared
 }
 
 // QmRtl::trace writes an FST of the RTL's signals (Verilator's own FST
