@@ -34,6 +34,7 @@
 #include "link/protocol.h"
 #include "packet/parse.h"
 #include "pfc/pfc.h"
+#include "trace/recorder.h"
 
 namespace rocesim::link {
 
@@ -59,6 +60,15 @@ struct MacConfig {
   // transmit priorities after this response delay (802.1Qbb).
   bool honor_pause = true;
   uint64_t pause_response_ps = 0;
+};
+
+// Waveform signals of one MAC (docs/waveforms.md): link busy, and the paused
+// state per priority (pauses received); kNoTrace for a priority not traced.
+inline constexpr trace::Signal kNoTrace = 0xffffffffu;
+struct MacTrace {
+  trace::Recorder* rec = nullptr;
+  trace::Signal busy = kNoTrace;
+  trace::Signal paused[8] = {kNoTrace, kNoTrace, kNoTrace, kNoTrace, kNoTrace, kNoTrace, kNoTrace, kNoTrace};
 };
 
 struct MacStats {
@@ -94,6 +104,8 @@ class Mac : public sc_core::sc_module {
   pfc::PauseReceiver::PrioStats pause_stats(int prio);
   // Where pause transitions are logged (node name for the rows).
   void set_event_log(std::vector<pfc::Event>* log, const char* node) { m_log = log; m_node = node; }
+  // Waveforms (null: off, the default; then each hook costs one branch).
+  void set_trace(const MacTrace* t) { m_trace = t; }
   bool tx_busy() const { return m_tx_busy; }
   uint64_t rate_bps() const { return m_cfg.rate_bps; }
   uint32_t port() const { return m_port; }
@@ -148,6 +160,7 @@ class Mac : public sc_core::sc_module {
   core::Ring<packet::Packet*> m_ctrl{4};
   std::vector<pfc::Event>* m_log = nullptr;
   const char* m_node = "";
+  const MacTrace* m_trace = nullptr;
   core::Ring<Arrival> m_rx_fifo;
   MacStats m_stats;
 };
