@@ -167,6 +167,7 @@ Tracer::Tracer(sim::Fabric& f, const Selection& sel, uint64_t from_ps, uint64_t 
     host::Host& h = *hp;
     const std::string name = h.basename();
     if (ports_of(name, 1).empty()) continue;
+    m_host_names.insert(name);
     mac_signals(h.mac, {name, "p0"});
     if (!dcqcn) continue;
     auto t = std::make_unique<host::HostTrace>();
@@ -250,10 +251,8 @@ std::string Tracer::gtkw_text() const {
   o += "[timestart] " + std::to_string(m_from) + "\n";
   o += "[size] 1600 1000\n[sst_width] 240\n[signals_width] 340\n[sst_expanded] 1\n";
   std::function<void(const Node&, int)> emit = [&](const Node& n, int depth) {
-    // Switch groups open, host groups (depth 0 with a flow or a port only) closed.
-    const bool host = depth == 0 && std::any_of(n.kids.begin(), n.kids.end(), [](const auto& k) {
-                        return k->name.find(".flow") != std::string::npos;
-                      });
+    // Switch groups open, host groups closed (many hosts, and the switch is what one debugs).
+    const bool host = depth == 0 && m_host_names.count(n.name);
     const unsigned closed = host ? kClosed : 0;
     o += flag(kGrpBegin | kBlank | closed) + "-" + n.name + "\n";
     for (Signal s : n.sigs) {

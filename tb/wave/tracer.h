@@ -60,6 +60,7 @@ class Tracer {
   std::vector<std::unique_ptr<link::MacTrace>> m_mac;
   std::vector<std::unique_ptr<sw::SwitchTrace>> m_sw;
   std::vector<std::unique_ptr<host::HostTrace>> m_host;
+  std::set<std::string> m_host_names;  // traced hosts (their .gtkw groups start closed)
 };
 
 }  // namespace rocesim::wave

@@ -55,6 +55,8 @@ void Mac::log_transitions() {
   });
 }
 
+void Mac::trace_busy(uint64_t t_ps, bool busy) { m_trace->rec->set(m_trace->busy, t_ps, busy); }
+
 void Mac::schedule_pause_change() {
   const uint64_t now = core::now_ps();
   const uint64_t t = m_pause.next_change(now);
@@ -99,7 +101,7 @@ void Mac::start(packet::Packet& p) {
   const uint64_t last_bit = m_byte_time.ps(packet::kPreambleSfdBytes + frame);
   const uint64_t busy = m_byte_time.ps(p.wire_bytes());
   m_tx_busy = true;
-  if (m_trace) m_trace->rec->set(m_trace->busy, t0, 1);
+  if (m_trace) trace_busy(t0, true);
   ++m_stats.tx_frames;
   m_stats.tx_bytes += frame;
   m_stats.tx_busy_ps += busy;
@@ -112,7 +114,7 @@ void Mac::start(packet::Packet& p) {
 void Mac::on_tx_done() {
   m_ledger.count_event();
   m_tx_busy = false;
-  if (m_trace) m_trace->rec->set(m_trace->busy, core::now_ps(), 0);
+  if (m_trace) trace_busy(core::now_ps(), false);
   try_start();
 }
 

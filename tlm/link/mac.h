@@ -136,6 +136,8 @@ class Mac : public sc_core::sc_module {
   void start(packet::Packet& p);
   void schedule_pause_change();
   void log_transitions();
+  // Waveforms: busy changes (out of line and cold, so the hot path keeps one branch).
+  [[gnu::cold, gnu::noinline]] void trace_busy(uint64_t t_ps, bool busy);
   // Receive checks and counters; drops the frame (false) when it fails them.
   // A PFC frame is consumed here (false): its last bit arrives at arrive_ps.
   bool accept(packet::Packet& p, uint64_t arrive_ps);

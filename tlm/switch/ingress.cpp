@@ -180,7 +180,7 @@ void Switch::admit(const Pending& e) {
   qs.peak_bytes = std::max(qs.peak_bytes, qs.depth_bytes);
   qs.peak_cells = std::max(qs.peak_cells, qs.depth_cells);
   m_slot[head] = Slot{p, eligible};
-  if (m_trace) trace_op(qi, in * 8 + pg, r.ecn.mark, r.charge);
+  if (m_trace) trace_op(qi, r.ecn.mark, r.charge);
   schedule_wake(out, eligible);
 }
 

@@ -157,7 +157,8 @@ void Switch::drop(pk::Packet* p, pk::DropReason why, uint32_t qi) {
   m_ledger.drop(p, why);
 }
 
-void Switch::trace_op(uint32_t qi, uint32_t pgi, bool marked, const mmu::Charge& c) {
+void Switch::trace_op(uint32_t qi, bool marked, const mmu::Charge& c) {
+  const uint32_t pgi = c.in_port * 8u + c.pg;
   // Every value is the state after the operation, at now (the switch's
   // stages run at their own times: no early hand-off here).
   trace::Recorder& r = *m_trace->rec;

@@ -268,9 +268,10 @@ class Switch : public sc_core::sc_module, public link::TxReady {
   void schedule_wake(uint32_t port, uint64_t t_ps);
   // qi: the egress queue the frame was for (a traced drop), if known.
   void drop(packet::Packet* p, packet::DropReason why, uint32_t qi = UINT32_MAX);
-  // Waveforms: queue qi and PG pgi (port * 8 + pg) after an enqueue or a
-  // dequeue at now, with the ECN mark it made (switch.cpp).
-  void trace_op(uint32_t qi, uint32_t pgi, bool marked, const mmu::Charge& c);
+  // Waveforms: queue qi and the PG of charge c after an enqueue or a
+  // dequeue at now, with the ECN mark it made (switch.cpp). Out of line and
+  // cold: the hot path keeps one branch.
+  [[gnu::cold, gnu::noinline]] void trace_op(uint32_t qi, bool marked, const mmu::Charge& c);
   // PFC: the queue manager's XOFF/XON transition of (port, pg), if any.
   void pfc_action(uint32_t port, uint8_t pg, qm::PfcAction a);
   void send_pause(uint32_t port, uint8_t pg, bool xoff, bool refresh = false);
