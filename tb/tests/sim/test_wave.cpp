@@ -317,3 +317,40 @@ TEST(WaveCli, BadValuesExit2) {
   }
   std::system(("rm -rf " + d).c_str());
 }
+
+// hosts.cc: dcqcn: each flow's traced rate changes exactly at its cc.csv
+// rows (the reaction point's rate after each event; several at one time: the
+// last one; a row that leaves the rate unchanged: no edge).
+TEST(WaveDcqcn, RateIsTheCcCsvRate) {
+  const std::string d = clitest::temp_dir();
+  const Result r = clitest::rocesim("run " + clitest::src_dir() + "/configs/scenarios/incast_dcqcn.yaml --out " + d +
+                                    "/out --quiet --trace " + d + "/out/w.vcd");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const wavetest::Vcd vcd = wavetest::parse_vcd(clitest::slurp(d + "/out/w.vcd"));
+  ASSERT_TRUE(vcd.error.empty()) << vcd.error;
+  const auto rows = csv(clitest::slurp(d + "/out/cc.csv"));
+  const size_t ct = col(rows[0], "time_ns"), cf = col(rows[0], "flow"), cr = col(rows[0], "rate_bps");
+  std::map<std::string, std::vector<std::pair<uint64_t, uint64_t>>> by_flow;
+  for (size_t i = 1; i < rows.size(); ++i)
+    by_flow[rows[i][cf]].emplace_back(ns_to_ps(rows[i][ct]), std::stoull(rows[i][cr]));
+  size_t flows = 0, edges = 0;
+  for (const auto& [name, id] : vcd.id_of) {
+    const size_t f = name.find(".flow"), e = name.rfind(".rate_bps");
+    if (f == std::string::npos || e == std::string::npos) continue;
+    const auto& got = vcd.of(name);
+    ASSERT_FALSE(got.empty()) << name;
+    std::vector<std::pair<uint64_t, uint64_t>> ev = by_flow[name.substr(f + 5, e - f - 5)];
+    std::stable_sort(ev.begin(), ev.end(), [](auto& a, auto& b) { return a.first < b.first; });
+    std::vector<std::pair<uint64_t, uint64_t>> want{got.front()};  // the flow's rate at the start
+    for (size_t k = 0; k < ev.size(); ++k) {
+      if (k + 1 < ev.size() && ev[k + 1].first == ev[k].first) continue;  // a later row at the same time
+      if (ev[k].second != want.back().second) want.push_back(ev[k]);
+    }
+    EXPECT_EQ(got, want) << name;
+    ++flows;
+    edges += want.size() - 1;
+  }
+  EXPECT_EQ(flows, 16u) << "every sender's flow";
+  EXPECT_GT(edges, 100u);
+  std::system(("rm -rf " + d).c_str());
+}
