@@ -1,6 +1,8 @@
 #include "wave/tracer.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <functional>
 
 #include "core/time.h"
@@ -104,7 +106,7 @@ std::string gtkw_path(const std::string& trace_path) {
 }
 
 Tracer::Tracer(sim::Fabric& f, const Selection& sel, uint64_t from_ps, uint64_t to_ps)
-    : m_fabric(f), m_rec([] { return core::now_ps(); }, from_ps, to_ps), m_from(from_ps) {
+    : m_fabric(f), m_rec([] { return core::now_ps(); }, from_ps, to_ps), m_from(from_ps), m_to(to_ps) {
   auto ports_of = [&](const std::string& node, uint32_t n) {
     std::set<uint32_t> all;
     if (sel.all()) {
@@ -204,6 +206,7 @@ bool Tracer::open(const std::string& path, Format fmt, std::string& why) {
 bool Tracer::close(uint64_t end_ps, std::string& file, std::string& why) {
   if (!m_file) return true;
   m_rec.close(end_ps);
+  m_end = std::min(end_ps, m_to);
   const bool ok = m_file->close(why);
   m_file.reset();
   if (!ok) {
@@ -249,6 +252,16 @@ std::string Tracer::gtkw_text() const {
   std::string o;
   o += "[*] rocesim TLM waveforms (docs/waveforms.md): gtkwave " + m_path + " " + gtkw_path(m_path) + "\n";
   o += "[timestart] " + std::to_string(m_from) + "\n";
+  if (m_end > m_from) {
+    // Zoomed to show the whole window: GTKWave's zoom z is 2^-z time units
+    // per pixel, and the wave pane of this layout is about 1000 pixels wide.
+    char z[64];
+    std::snprintf(z, sizeof z, "*%.6f %llu", -std::log2(static_cast<double>(m_end - m_from) / 1000.0),
+                  static_cast<unsigned long long>(m_from));
+    o += z;
+    for (int i = 0; i < 26; ++i) o += " -1";  // no named markers
+    o += "\n";
+  }
   o += "[size] 1600 1000\n[sst_width] 240\n[signals_width] 340\n[sst_expanded] 1\n";
   std::function<void(const Node&, int)> emit = [&](const Node& n, int depth) {
     // Switch groups open, host groups closed (many hosts, and the switch is what one debugs).

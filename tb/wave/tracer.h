@@ -56,7 +56,7 @@ class Tracer {
   trace::Recorder m_rec;
   std::string m_path;
   std::unique_ptr<WaveFile> m_file;
-  uint64_t m_from;
+  uint64_t m_from, m_to, m_end = 0;  // the window, and where the written trace ends
   std::vector<std::unique_ptr<link::MacTrace>> m_mac;
   std::vector<std::unique_ptr<sw::SwitchTrace>> m_sw;
   std::vector<std::unique_ptr<host::HostTrace>> m_host;
