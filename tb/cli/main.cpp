@@ -15,11 +15,13 @@
 #include <systemc>
 
 #include "core/config.h"
+#include "core/units.h"
 #include "sim/budget.h"
 #include "sim/capture.h"
 #include "sim/fabric.h"
 #include "sim/outputs.h"
 #include "sim/scenario.h"
+#include "wave/tracer.h"
 
 namespace {
 
@@ -34,7 +36,8 @@ const char* kMainHelp =
     "rocesim " ROCESIM_VERSION " - cycle-approximate model of a RoCEv2 switch fabric\n"
     "\n"
     "usage: rocesim run CONFIG.yaml --out DIR [--force] [--seed N] [--set key.path=value ...] [--pcap NODE:PORT ...]\n"
-    "                   [--record-ops FILE]\n"
+    "                   [--record-ops FILE] [--trace FILE.fst|FILE.vcd [--trace-from T] [--trace-to T]\n"
+    "                   [--trace-select NODE[:PORT][,...]]]\n"
     "       rocesim validate CONFIG.yaml [--set key.path=value ...]\n"
     "       rocesim keys [SECTION]   (the key reference of docs/config.md, from the key tables)\n"
     "       rocesim --help | --version\n"
@@ -56,6 +59,7 @@ const char* kRunHelp =
     "  flow_series.csv       per-flow throughput time series (stats.flow_series)\n"
     "  cc.csv                DCQCN rate/target/alpha changes (hosts.cc: dcqcn)\n"
     "  pcap/NODE-pPORT-{rx,tx}.pcap  captures asked for with --pcap\n"
+    "  FILE.fst|.vcd, FILE.gtkw  waveforms asked for with --trace (anywhere; docs/waveforms.md)\n"
     "\n"
     "options:\n"
     "  --out DIR             output directory: created, or existing and empty\n"
@@ -73,6 +77,13 @@ const char* kRunHelp =
     "  --record-ops FILE     write every queue-manager operation and its result to FILE (replay: qm_replay FILE)\n"
     "  --queue-impl MODE     the queue manager that decides: tlm (default, the C++ model), rtl (the\n"
     "                        Verilated RTL) or lockstep (both, compared) (= --set switch.queue_impl=MODE)\n"
+    "  --trace FILE.fst      TLM-level waveforms (FST; FILE.vcd for VCD) of queue depths, PG use and\n"
+    "                        XOFF, paused priorities, link busy, ECN marks, pools, drops, DCQCN rates, with\n"
+    "                        FILE.gtkw beside it for GTKWave (docs/waveforms.md)\n"
+    "  --trace-from T        keep the trace from simulated time T on (e.g. 100us; default 0)\n"
+    "  --trace-to T          keep the trace up to T (default: the end); --trace-from < --trace-to\n"
+    "  --trace-select LIST   trace only these nodes or ports: NODE, NODE:PORT or NODE:*, comma-separated,\n"
+    "                        repeatable (default: every switch and host), e.g. sw0:16,h0\n"
     "  --check-invariants    check the model every 10 us simulated and at the end (packet conservation,\n"
     "                        cell accounting, counters, RC PSN order); a violation ends the run, exit 1\n"
     "\n"
@@ -100,6 +111,9 @@ struct Args {
   std::string max_wall;  // as given
   bool check_invariants = false;
   std::string record_ops;  // --record-ops FILE
+  std::string trace, trace_from, trace_to;  // --trace FILE, --trace-from T, --trace-to T (as given)
+  uint64_t trace_from_ps = 0, trace_to_ps = UINT64_MAX;
+  std::vector<std::string> trace_select;
 };
 
 // One line, as for bad configuration (the help text only with --help).
@@ -206,6 +220,21 @@ int parse_args(int argc, char** argv, Args& a) {
       a.sets.push_back("switch.queue_impl=" + v);
     } else if (a.cmd == "run" && arg == "--record-ops") {
       if (!value(a.record_ops) || a.record_ops.empty()) return usage_error("--record-ops needs a file name", help);
+    } else if (a.cmd == "run" && arg == "--trace") {
+      wave::Format f;
+      if (!value(a.trace) || a.trace.empty()) return usage_error("--trace needs a file name, e.g. out/wave.fst", help);
+      if (!wave::format_of(a.trace, f))
+        return usage_error("--trace " + a.trace + ": the name must end in .fst (FST) or .vcd (VCD)", help);
+    } else if (a.cmd == "run" && (arg == "--trace-from" || arg == "--trace-to")) {
+      std::string v, err;
+      uint64_t& ps = arg == "--trace-from" ? a.trace_from_ps : a.trace_to_ps;
+      if (!value(v)) return usage_error(arg + " needs a simulated time, e.g. 10us", help);
+      if (!core::parse_time(v, ps, err)) return usage_error(arg + " " + v + ": " + err, help);
+      (arg == "--trace-from" ? a.trace_from : a.trace_to) = v;
+    } else if (a.cmd == "run" && arg == "--trace-select") {
+      std::string v;
+      if (!value(v) || v.empty()) return usage_error("--trace-select needs NODE, NODE:PORT or NODE:*, comma-separated", help);
+      a.trace_select.push_back(v);
     } else if (a.cmd == "run" && arg == "--check-invariants") {
       a.check_invariants = true;
     } else if (arg == "--quiet" || arg == "-q") {
@@ -220,6 +249,14 @@ int parse_args(int argc, char** argv, Args& a) {
   }
   if (a.config.empty()) return usage_error("missing CONFIG.yaml", help);
   if (a.cmd == "run" && a.out.empty()) return usage_error("missing --out DIR", help);
+  if (a.trace.empty()) {
+    const char* lone = !a.trace_from.empty() ? "--trace-from" : !a.trace_to.empty() ? "--trace-to"
+                       : !a.trace_select.empty() ? "--trace-select" : nullptr;
+    if (lone) return usage_error(std::string(lone) + " needs --trace FILE.fst (or FILE.vcd)", help);
+  }
+  if (!a.trace_to.empty() && a.trace_from_ps >= a.trace_to_ps)
+    return usage_error("--trace-from " + (a.trace_from.empty() ? std::string("0") : a.trace_from) +
+                           " must be before --trace-to " + a.trace_to, help);
   return -1;
 }
 
@@ -288,6 +325,20 @@ int run_main(int argc, char** argv) {
       return kBadInput;
     }
   }
+  // --trace: the selection against the topology, the window against the run.
+  wave::Selection trace_sel;
+  if (!a.trace.empty()) {
+    std::string why;
+    if (!wave::resolve_trace_select(scen, a.trace_select, trace_sel, why)) {
+      std::cerr << "rocesim: " << why << "\n";
+      return kBadInput;
+    }
+    if (a.trace_from_ps > 0 && a.trace_from_ps >= scen.sim.duration_ps) {
+      std::cerr << "rocesim: --trace-from " << a.trace_from << ": not before the end of the run (sim.duration "
+                << core::format_time(scen.sim.duration_ps) << ")\n";
+      return kBadInput;
+    }
+  }
   const sim::Estimate estimate = sim::estimate(scen, captures, a.snaplen);
   {
     std::string key;
@@ -333,6 +384,16 @@ int run_main(int argc, char** argv) {
     std::cerr << "rocesim: " << why << "\n";
     return kFail;
   }
+  std::unique_ptr<wave::Tracer> tracer;
+  if (!a.trace.empty()) {
+    wave::Format fmt;
+    wave::format_of(a.trace, fmt);
+    tracer = std::make_unique<wave::Tracer>(fabric, trace_sel, a.trace_from_ps, a.trace_to_ps);
+    if (!tracer->open(a.trace, fmt, why)) {
+      std::cerr << "rocesim: --trace " << a.trace << ": " << why << "\n";
+      return kFail;
+    }
+  }
 
   // 4. Simulate; SIGINT, SIGTERM and --max-wall stop it between slices.
   if (a.check_invariants) fabric.check_invariants(true);
@@ -353,6 +414,14 @@ int run_main(int argc, char** argv) {
   if (inv && !inv->ok()) status.reason = "invariant violated: " + inv->violation().message();
   std::vector<sim::OutputFailure> failed;
   fabric.close_streams(failed);
+  if (tracer) {
+    std::string file, err;
+    if (!tracer->close(res.sim_time_ps, file, err)) failed.push_back({file, err});
+    // A change behind the written time is a hook's bug (trace/recorder.h): say so.
+    if (tracer->recorder().late())
+      std::cerr << "rocesim: warning: --trace: " << tracer->recorder().late()
+                << " value changes arrived behind the written time and were written late\n";
+  }
   auto write = [&](const std::string& name, const std::string& content) {
     std::string err;
     if (!sim::write_file_atomic(a.out + "/" + name, content, err)) failed.push_back({a.out + "/" + name, err});
@@ -401,6 +470,8 @@ int run_main(int argc, char** argv) {
     if (scen.stats.flow_series && scen.stats.interval_ps) std::cout << ", " << a.out << "/flow_series.csv";
     if (fabric.has_cc_log()) std::cout << ", " << a.out << "/cc.csv";
     if (!pcaps.empty()) std::cout << ", " << a.out << "/pcap/";
+    if (tracer) std::cout << ", " << a.trace << " (" << tracer->signals() << " signals, "
+                          << tracer->recorder().written() << " values), " << wave::gtkw_path(a.trace);
     std::cout << "\n";
   }
   if (!status.reason.empty()) std::cerr << "rocesim: " << status.reason << " at " << sim::ps_to_ns_text(res.sim_time_ps)

@@ -118,6 +118,20 @@ void Host::on_drain() {
 void Host::log_rp(void* ctx, const cc::RpSample& s) {
   auto* h = static_cast<std::pair<Host*, uint32_t>*>(ctx);
   if (h->first->m_cc_log) h->first->m_cc_log->push_back(CcSample{h->second, s});
+  const HostTrace* t = h->first->m_trace;
+  if (t && t->flow_rate[h->second] != link::kNoTrace) t->rec->set(t->flow_rate[h->second], s.time_ps, s.rate_bps);
+}
+
+void Host::set_trace(const HostTrace* t) {
+  m_trace = t;
+  if (!t) return;
+  for (SendState& s : m_send) {
+    if (!s.rp || t->flow_rate[s.rec->id] == link::kNoTrace) continue;
+    t->rec->set(t->flow_rate[s.rec->id], core::now_ps(), s.rp->rate_bps());
+    if (m_cc_log) continue;  // the observer is installed (add_send_flow)
+    m_rp_ctx.push_back(std::make_unique<std::pair<Host*, uint32_t>>(this, s.rec->id));
+    s.rp->set_observer(&Host::log_rp, m_rp_ctx.back().get());
+  }
 }
 
 void Host::arm_cc() {

@@ -103,6 +103,14 @@ struct CcSample {
   cc::RpSample s;
 };
 
+// Waveform signals of a host (docs/waveforms.md): the DCQCN rate (RC, bits/s)
+// of each flow it sends, indexed by flow id (link::kNoTrace for others); its
+// port's busy and paused signals are the MAC's (link::MacTrace).
+struct HostTrace {
+  trace::Recorder* rec = nullptr;
+  std::vector<trace::Signal> flow_rate;
+};
+
 // Called when a flow completes at its receiver.
 class FlowListener {
  public:
@@ -131,6 +139,10 @@ class Host : public sc_core::sc_module,
   void set_listener(FlowListener* l) { m_listener = l; }
   // Where DCQCN rate/target/alpha changes are logged (cc.csv).
   void set_cc_log(std::vector<CcSample>* log) { m_cc_log = log; }
+  // Waveforms (null: off): every DCQCN rate change of the flows this host
+  // sends, at its time; the flows' rates now are recorded at once. After the
+  // flows are added, before run().
+  void set_trace(const HostTrace* t);
   // A PFC storm: from start_ps on, keep the switch port paused on `prio`
   // (XOFF with `quanta`, refreshed at half the pause time), as a NIC that
   // stopped draining does.
@@ -233,6 +245,7 @@ class Host : public sc_core::sc_module,
   sc_core::sc_event m_cc_ev;
   uint64_t m_cc_at = UINT64_MAX;
   std::vector<CcSample>* m_cc_log = nullptr;
+  const HostTrace* m_trace = nullptr;
   // Receive buffer.
   core::Ring<packet::Packet*> m_rxq{16};
   uint64_t m_rx_bytes = 0, m_rx_peak = 0, m_rx_drops = 0;

@@ -41,7 +41,7 @@ void Mac::send_control(packet::Packet* p) {
 
 uint8_t Mac::paused_mask() {
   const uint8_t m = m_pause.paused_mask(core::now_ps());
-  if (m_log && m_pause.has_transitions()) log_transitions();
+  if ((m_log || m_trace) && m_pause.has_transitions()) log_transitions();
   return m;
 }
 
@@ -49,14 +49,18 @@ pfc::PauseReceiver::PrioStats Mac::pause_stats(int prio) { return m_pause.stats(
 
 void Mac::log_transitions() {
   m_pause.drain_transitions([this](const pfc::PauseReceiver::Transition& t) {
-    m_log->push_back(pfc::Event{t.t_ps, m_node, m_port, t.prio, t.paused ? "pause_start" : "pause_end"});
+    if (m_log) m_log->push_back(pfc::Event{t.t_ps, m_node, m_port, t.prio, t.paused ? "pause_start" : "pause_end"});
+    // The transition's own time: with early hand-off it can be ahead of now.
+    if (m_trace && m_trace->paused[t.prio] != kNoTrace) m_trace->rec->set(m_trace->paused[t.prio], t.t_ps, t.paused);
   });
 }
+
+void Mac::trace_busy(uint64_t t_ps, bool busy) { m_trace->rec->set(m_trace->busy, t_ps, busy); }
 
 void Mac::schedule_pause_change() {
   const uint64_t now = core::now_ps();
   const uint64_t t = m_pause.next_change(now);
-  if (m_log) log_transitions();
+  if (m_log || m_trace) log_transitions();
   if (t == UINT64_MAX || t >= m_pause_ev_at) return;
   m_pause_ev_at = t;
   m_pause_ev.notify(core::ps(t - now));
@@ -97,6 +101,7 @@ void Mac::start(packet::Packet& p) {
   const uint64_t last_bit = m_byte_time.ps(packet::kPreambleSfdBytes + frame);
   const uint64_t busy = m_byte_time.ps(p.wire_bytes());
   m_tx_busy = true;
+  if (m_trace) trace_busy(t0, true);
   ++m_stats.tx_frames;
   m_stats.tx_bytes += frame;
   m_stats.tx_busy_ps += busy;
@@ -109,6 +114,7 @@ void Mac::start(packet::Packet& p) {
 void Mac::on_tx_done() {
   m_ledger.count_event();
   m_tx_busy = false;
+  if (m_trace) trace_busy(core::now_ps(), false);
   try_start();
 }
 

@@ -34,6 +34,7 @@
 #include "link/protocol.h"
 #include "packet/parse.h"
 #include "pfc/pfc.h"
+#include "trace/recorder.h"
 
 namespace rocesim::link {
 
@@ -59,6 +60,15 @@ struct MacConfig {
   // transmit priorities after this response delay (802.1Qbb).
   bool honor_pause = true;
   uint64_t pause_response_ps = 0;
+};
+
+// Waveform signals of one MAC (docs/waveforms.md): link busy, and the paused
+// state per priority (pauses received); kNoTrace for a priority not traced.
+inline constexpr trace::Signal kNoTrace = 0xffffffffu;
+struct MacTrace {
+  trace::Recorder* rec = nullptr;
+  trace::Signal busy = kNoTrace;
+  trace::Signal paused[8] = {kNoTrace, kNoTrace, kNoTrace, kNoTrace, kNoTrace, kNoTrace, kNoTrace, kNoTrace};
 };
 
 struct MacStats {
@@ -94,6 +104,8 @@ class Mac : public sc_core::sc_module {
   pfc::PauseReceiver::PrioStats pause_stats(int prio);
   // Where pause transitions are logged (node name for the rows).
   void set_event_log(std::vector<pfc::Event>* log, const char* node) { m_log = log; m_node = node; }
+  // Waveforms (null: off, the default; then each hook costs one branch).
+  void set_trace(const MacTrace* t) { m_trace = t; }
   bool tx_busy() const { return m_tx_busy; }
   uint64_t rate_bps() const { return m_cfg.rate_bps; }
   uint32_t port() const { return m_port; }
@@ -124,6 +136,8 @@ class Mac : public sc_core::sc_module {
   void start(packet::Packet& p);
   void schedule_pause_change();
   void log_transitions();
+  // Waveforms: busy changes (out of line and cold, so the hot path keeps one branch).
+  [[gnu::cold, gnu::noinline]] void trace_busy(uint64_t t_ps, bool busy);
   // Receive checks and counters; drops the frame (false) when it fails them.
   // A PFC frame is consumed here (false): its last bit arrives at arrive_ps.
   bool accept(packet::Packet& p, uint64_t arrive_ps);
@@ -148,6 +162,7 @@ class Mac : public sc_core::sc_module {
   core::Ring<packet::Packet*> m_ctrl{4};
   std::vector<pfc::Event>* m_log = nullptr;
   const char* m_node = "";
+  const MacTrace* m_trace = nullptr;
   core::Ring<Arrival> m_rx_fifo;
   MacStats m_stats;
 };

@@ -125,6 +125,7 @@ qm::DequeueResult Switch::dequeue(uint32_t qi, pk::Packet& p, bool discard) {
   --qs.depth_packets;
   qs.depth_bytes -= rel.bytes;
   qs.depth_cells -= rel.cells;
+  if (m_trace) trace_op(qi, rel.ecn.mark, rel.charge);
   pfc_action(rel.charge.in_port, rel.charge.pg, rel.pfc);
   return rel;
 }

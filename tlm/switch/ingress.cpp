@@ -120,7 +120,7 @@ void Switch::admit(const Pending& e) {
   }
 
   if (m_wd[qi].stormed && m_cfg.pfc.wd_drop) {  // a stormed queue drops what arrives for it
-    drop(p, pk::DropReason::pfc_watchdog);
+    drop(p, pk::DropReason::pfc_watchdog, qi);
     return;
   }
   const uint32_t bytes = p->frame_len();
@@ -141,7 +141,7 @@ void Switch::admit(const Pending& e) {
   ++ps.in_packets;
   ps.in_bytes += bytes;
   if (!r.admitted()) {
-    drop(p, drop_reason(r.verdict));
+    drop(p, drop_reason(r.verdict), qi);
     return;
   }
   const uint32_t head = r.head_cell;
@@ -180,6 +180,7 @@ void Switch::admit(const Pending& e) {
   qs.peak_bytes = std::max(qs.peak_bytes, qs.depth_bytes);
   qs.peak_cells = std::max(qs.peak_cells, qs.depth_cells);
   m_slot[head] = Slot{p, eligible};
+  if (m_trace) trace_op(qi, r.ecn.mark, r.charge);
   schedule_wake(out, eligible);
 }
 

@@ -25,6 +25,8 @@ void Switch::send_pause(uint32_t port, uint8_t pg, bool xoff, bool refresh) {
       ++(xoff ? m_pfc_stats[port].xoff : m_pfc_stats[port].xon)[p];
       if (m_log) m_log->push_back(pfc::Event{core::now_ps(), basename(), port, static_cast<uint8_t>(p), xoff ? "xoff" : "xon"});
     }
+    if (m_trace && m_trace->pg_xoff[port * 8 + pg] != link::kNoTrace)
+      m_trace->rec->set(m_trace->pg_xoff[port * 8 + pg], core::now_ps(), xoff);
   }
   uint16_t timers[8] = {};
   for (int p = 0; p < 8; ++p)
@@ -76,7 +78,7 @@ void Switch::flush_queue(uint32_t qi) {
   for (uint32_t h; (h = m_qm->head_cell(port, q)) != qm::kNoCell;) {
     pk::Packet* p = m_slot[h].p;
     dequeue(qi, *p, true);
-    drop(p, pk::DropReason::pfc_watchdog);
+    drop(p, pk::DropReason::pfc_watchdog, qi);
   }
 }
 

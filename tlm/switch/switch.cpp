@@ -154,9 +154,34 @@ void Switch::record_ops(std::FILE* out, uint32_t index) {
   m_links.qm = m_qm;
 }
 
-void Switch::drop(pk::Packet* p, pk::DropReason why) {
+void Switch::drop(pk::Packet* p, pk::DropReason why, uint32_t qi) {
   ++m_drops[static_cast<size_t>(why)];
+  if (m_trace) {
+    const uint64_t now = core::now_ps();
+    m_trace->rec->add(m_trace->drops, now);
+    if (qi != UINT32_MAX && m_trace->q_drops[qi] != link::kNoTrace) m_trace->rec->add(m_trace->q_drops[qi], now);
+  }
   m_ledger.drop(p, why);
+}
+
+void Switch::trace_op(uint32_t qi, bool marked, const mmu::Charge& c) {
+  const uint32_t pgi = c.in_port * 8u + c.pg;
+  // Every value is the state after the operation, at now (the switch's
+  // stages run at their own times: no early hand-off here).
+  trace::Recorder& r = *m_trace->rec;
+  const uint64_t now = core::now_ps();
+  if (m_trace->q_bytes[qi] != link::kNoTrace) {
+    const QueueStats& qs = m_qstats[qi];
+    r.set(m_trace->q_bytes[qi], now, qs.depth_bytes);
+    r.set(m_trace->q_cells[qi], now, qs.depth_cells);
+    if (marked) r.add(m_trace->q_ecn[qi], now);
+  }
+  if (m_trace->pg_cells[pgi] != link::kNoTrace) r.set(m_trace->pg_cells[pgi], now, m_pgstats[pgi].cells);
+  const mmu::Mmu& m = m_qm_model.mmu();
+  r.set(m_trace->pool[c.in_pool], now, m.pool(c.in_pool).used);
+  r.set(m_trace->pool[c.eg_pool], now, m.pool(c.eg_pool).used);
+  r.set(m_trace->headroom_pool, now, m.headroom_pool_used());
+  r.set(m_trace->buffer_cells, now, m.total_used());
 }
 
 void Switch::touch_queue(QueueStats& s) {

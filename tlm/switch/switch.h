@@ -134,6 +134,20 @@ struct SwitchConfig {
   uint64_t seed = 1;                    // run seed: each marker's WRED stream derives from it
 };
 
+// Waveform signals of one switch (docs/waveforms.md), link::kNoTrace where a
+// port is not traced: per egress (port, queue) at port * 8 + queue the depth
+// in bytes and cells, ECN marks and drops (counters); per ingress (port, PG)
+// at port * 8 + pg its use in cells and its XOFF state; per pool its shared
+// use, the shared headroom pool's use and the buffer's cells in use; all
+// drops of the switch (a counter). Each port's MAC has its own (link::MacTrace).
+struct SwitchTrace {
+  trace::Recorder* rec = nullptr;
+  std::vector<trace::Signal> q_bytes, q_cells, q_ecn, q_drops;
+  std::vector<trace::Signal> pg_cells, pg_xoff;
+  std::vector<trace::Signal> pool;
+  trace::Signal headroom_pool = link::kNoTrace, buffer_cells = link::kNoTrace, drops = link::kNoTrace;
+};
+
 // Per egress (port, queue) statistics.
 struct QueueStats {
   uint64_t enq_packets = 0, enq_bytes = 0;
@@ -217,6 +231,9 @@ class Switch : public sc_core::sc_module, public link::TxReady {
   const sched::Scheduler& scheduler(uint32_t port) const { return m_sched[port]; }
   uint64_t watchdog_events() const { return m_wd_events; }
   void set_event_log(std::vector<pfc::Event>* log);
+  // Waveforms (null: off, the default; then each hook costs one branch).
+  // Before run(); the MACs' signals are set on ports[i] (set_trace).
+  void set_trace(const SwitchTrace* t) { m_trace = t; }
 
  private:
   struct Pending {  // a frame between its arrival and its admission
@@ -259,7 +276,12 @@ class Switch : public sc_core::sc_module, public link::TxReady {
   packet::Packet* pull(uint32_t port);
   void schedule_ingress(const Pending& e);
   void schedule_wake(uint32_t port, uint64_t t_ps);
-  void drop(packet::Packet* p, packet::DropReason why);
+  // qi: the egress queue the frame was for (a traced drop), if known.
+  void drop(packet::Packet* p, packet::DropReason why, uint32_t qi = UINT32_MAX);
+  // Waveforms: queue qi and the PG of charge c after an enqueue or a
+  // dequeue at now, with the ECN mark it made (switch.cpp). Out of line and
+  // cold: the hot path keeps one branch.
+  [[gnu::cold, gnu::noinline]] void trace_op(uint32_t qi, bool marked, const mmu::Charge& c);
   // PFC: the queue manager's XOFF/XON transition of (port, pg), if any.
   void pfc_action(uint32_t port, uint8_t pg, qm::PfcAction a);
   void send_pause(uint32_t port, uint8_t pg, bool xoff, bool refresh = false);
@@ -313,6 +335,7 @@ class Switch : public sc_core::sc_module, public link::TxReady {
   sc_core::sc_event m_refresh_ev;
   std::vector<PfcPortStats> m_pfc_stats;
   std::vector<pfc::Event>* m_log = nullptr;
+  const SwitchTrace* m_trace = nullptr;
   // Watchdog, per egress queue (port * 8 + q).
   struct Wd {
     uint64_t stuck_since = UINT64_MAX;   // paused with packets and no dequeue since
