@@ -219,14 +219,33 @@ uint64_t QmRtl::edge_time(bool rising) {
   return m_rise_ps = t;
 }
 
-void QmRtl::trace(const std::string& fst_path) {
+void QmRtl::open_fst(const std::string& path) {
 #if ROCESIM_QM_RTL_TRACE
-  if (m_fst) stop_trace();
   m_fst = std::make_unique<VerilatedFstC>();
   m_top->trace(m_fst.get(), 99);
-  m_fst->open(fst_path.c_str());
-  m_fst->dump(m_period_ps ? m_rise_ps : m_cycles * 2);
+  m_fst->open(path.c_str());
 #else
+  throw std::runtime_error("rtl qm: built without trace support (ROCESIM_RTL_TRACE); cannot write " + path);
+#endif
+}
+
+void QmRtl::trace(const std::string& fst_path) {
+  stop_trace();
+  open_fst(fst_path);
+#if ROCESIM_QM_RTL_TRACE
+  m_fst->dump(m_period_ps ? m_rise_ps : m_cycles * 2);
+#endif
+}
+
+void QmRtl::trace(const std::string& fst_path, uint64_t from_ps, uint64_t to_ps) {
+#if ROCESIM_QM_RTL_TRACE
+  stop_trace();
+  m_win_path = fst_path;
+  m_win_from = from_ps;
+  m_win_to = to_ps;
+#else
+  (void)from_ps;
+  (void)to_ps;
   throw std::runtime_error("rtl qm: built without trace support (ROCESIM_RTL_TRACE); cannot write " + fst_path);
 #endif
 }
@@ -236,24 +255,28 @@ void QmRtl::stop_trace() {
   if (m_fst) m_fst->close();
   m_fst.reset();
 #endif
+  m_win_path.clear();
+}
+
+void QmRtl::emit(uint64_t t) {
+#if ROCESIM_QM_RTL_TRACE
+  if (!m_win_path.empty() && !m_fst && t >= m_win_from && t <= m_win_to) open_fst(m_win_path);
+  if (!m_fst) return;
+  if (!m_win_path.empty() && t > m_win_to) return stop_trace();
+  m_fst->dump(t);
+#else
+  (void)t;
+#endif
 }
 
 void QmRtl::tick() {
   m_top->clk = 1;
   m_top->eval();
   ++m_cycles;
-  const uint64_t t_rise = edge_time(true);
-#if ROCESIM_QM_RTL_TRACE
-  if (m_fst) m_fst->dump(t_rise);
-#endif
+  emit(edge_time(true));
   m_top->clk = 0;
   m_top->eval();
-  const uint64_t t_fall = edge_time(false);
-#if ROCESIM_QM_RTL_TRACE
-  if (m_fst) m_fst->dump(t_fall);
-#endif
-  (void)t_rise;
-  (void)t_fall;
+  emit(edge_time(false));
 }
 
 void QmRtl::csr(uint32_t a, uint32_t data) {

@@ -90,12 +90,19 @@ class QmRtl final : public qm::QueueManagerIf {
   // trace support: ROCESIM_RTL_TRACE; otherwise std::runtime_error), until
   // stop_trace() or destruction.
   void trace(const std::string& fst_path);
+  // The same for the edges in [from_ps, to_ps] only (times as set_clock
+  // gives them): the file is opened at the first edge at or after from_ps
+  // (a full dump of every signal there) and closed after the last edge at or
+  // before to_ps; no edge in the window, no file.
+  void trace(const std::string& fst_path, uint64_t from_ps, uint64_t to_ps);
   void stop_trace();
   bool tracing() const { return m_fst != nullptr; }
 
  private:
   void tick();  // one clock edge (low, high)
   uint64_t edge_time(bool rising);  // the dump time of the next half cycle
+  void emit(uint64_t t);            // dumps at t (opening or closing a windowed trace)
+  void open_fst(const std::string& path);
   void csr(uint32_t addr, uint32_t data);
   void start_op(unsigned kind);  // drives op_valid until accepted, then clocks until res_valid
   void select(uint16_t port, uint8_t idx) const;
@@ -111,6 +118,8 @@ class QmRtl final : public qm::QueueManagerIf {
   uint64_t m_rise_ps = 0;           // the last rising edge's time (with a clock)
   bool m_clocked = false;           // a rising edge has been timed
   bool m_op_start = false;          // the next edge starts an operation (aligns to now)
+  std::string m_win_path;           // a windowed trace not opened yet (empty: none)
+  uint64_t m_win_from = 0, m_win_to = UINT64_MAX;
 };
 
 // The coverage build (rocesim_qm_rtl_cov in rtl/CMakeLists.txt; docs/rtl.md,

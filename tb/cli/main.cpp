@@ -2,10 +2,13 @@
 // Exit status: 0 ok, 2 bad input (config, arguments, output path), 1 simulation
 // or output failure, 130/143 stopped by SIGINT/SIGTERM, 124 stopped by --max-wall.
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
 #include <iostream>
 #include <memory>
@@ -292,6 +295,48 @@ std::string relative_to(const std::string& dir, const std::string& path) {
   return path.rfind(dir + "/", 0) == 0 ? path.substr(dir.size() + 1) : path;
 }
 
+// The waveform window around a lockstep mismatch: the run again (same
+// configuration and seed, so the same operations: the mismatch recurs at the
+// same time) with --trace on the mismatching switch for [T - 2 us, T + 200 ns],
+// into OUT/lockstep_mismatch/: the TLM-level trace wave.fst and the RTL's
+// wave.rtl.SWITCH.fst, each with its .gtkw. Not nested (the rerun does not
+// open a window of its own: ROCESIM_MISMATCH_WINDOW=0), and skipped when that
+// variable is 0. The rerun's own exit status (1, the same mismatch) is
+// expected; it is reported only when it is not.
+void mismatch_window(const Args& a, const std::string& sw, uint64_t t_ps) {
+  const char* env = std::getenv("ROCESIM_MISMATCH_WINDOW");
+  if (env && std::string(env) == "0") return;
+  const uint64_t from = t_ps > 2000000 ? t_ps - 2000000 : 0, to = t_ps + 200000;
+  const std::string dir = a.out + "/lockstep_mismatch";
+  std::vector<std::string> args = {"rocesim", "run", a.config, "--out", dir, "--force", "--quiet",
+                                   "--trace", dir + "/wave.fst", "--trace-from", std::to_string(from) + "ps",
+                                   "--trace-to", std::to_string(to) + "ps", "--trace-select", sw};
+  if (a.has_seed) args.insert(args.end(), {"--seed", std::to_string(a.seed)});
+  for (const std::string& kv : a.sets) args.insert(args.end(), {"--set", kv});
+  std::cerr << "rocesim: lockstep mismatch: writing the waveform window " << sim::ps_to_ns_text(from) << " .. "
+            << sim::ps_to_ns_text(to) << " ns of " << sw << " into " << dir << " (a rerun)\n";
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    setenv("ROCESIM_MISMATCH_WINDOW", "0", 1);
+    // The rerun's own report (the same mismatch) goes to its log, not to the terminal.
+    const std::string log = dir + ".log";
+    if (std::FILE* f = std::freopen(log.c_str(), "w", stderr)) (void)f;
+    std::vector<char*> argv;
+    for (std::string& x : args) argv.push_back(x.data());
+    argv.push_back(nullptr);
+    execv("/proc/self/exe", argv.data());
+    _exit(127);
+  }
+  int st = 0;
+  if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || (WEXITSTATUS(st) != kFail && WEXITSTATUS(st) != kOk)) {
+    std::cerr << "rocesim: lockstep mismatch: the waveform rerun failed (" << dir << ".log)\n";
+    return;
+  }
+  std::cerr << "rocesim: lockstep mismatch: gtkwave " << dir << "/wave.fst " << dir << "/wave.gtkw; gtkwave " << dir
+            << "/wave.rtl." << sw << ".fst " << dir << "/wave.rtl." << sw << ".gtkw\n";
+}
+
 int run_main(int argc, char** argv) {
   Args a;
   if (int rc = parse_args(argc, argv, a); rc >= 0) return rc;
@@ -385,6 +430,7 @@ int run_main(int argc, char** argv) {
     return kFail;
   }
   std::unique_ptr<wave::Tracer> tracer;
+  std::vector<std::string> rtl_traces;  // STEM.rtl.SWITCH.fst and .gtkw (rtl and lockstep modes)
   if (!a.trace.empty()) {
     wave::Format fmt;
     wave::format_of(a.trace, fmt);
@@ -392,6 +438,15 @@ int run_main(int argc, char** argv) {
     if (!tracer->open(a.trace, fmt, why)) {
       std::cerr << "rocesim: --trace " << a.trace << ": " << why << "\n";
       return kFail;
+    }
+    // rtl and lockstep: the RTL's own signals beside it, per traced switch.
+    if (scen.sw.queue_impl != "tlm") {
+      const std::string stem = a.trace.substr(0, a.trace.rfind('.'));
+      auto selected = [&](const std::string& n) { return trace_sel.all() || trace_sel.nodes.count(n) > 0; };
+      if (!fabric.trace_rtl(stem, selected, a.trace_from_ps, a.trace_to_ps, rtl_traces, why)) {
+        std::cerr << "rocesim: --trace " << a.trace << ": " << why << "\n";
+        return kFail;
+      }
     }
   }
 
@@ -484,6 +539,7 @@ int run_main(int argc, char** argv) {
     std::cerr << "rocesim: lockstep mismatch on " << sw->basename() << " at " << sim::ps_to_ns_text(m.t_ps)
               << " ns: " << m.what << " (" << l->mismatches() << " of " << l->operations()
               << " operations differ; first: " << m.op << ")\n";
+    mismatch_window(a, sw->basename(), m.t_ps);
     return kFail;
   }
   if (inv && !a.quiet) std::cout << "  invariants: all held at " << inv->checks() << " checks\n";

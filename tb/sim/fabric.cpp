@@ -8,12 +8,30 @@
 #include <cerrno>
 #include <chrono>
 #include <cinttypes>
+#include <cstdlib>
 #include <cstring>
 #include <sstream>
 
 #include "core/time.h"
+#include "sim/outputs.h"
 
 namespace rocesim::sim {
+
+#if ROCESIM_HAVE_RTL
+namespace {
+// The RTL's configuration: the model's, unless ROCESIM_RTL_FAULT asks for a
+// fault injected on purpose, to see lockstep catch and report it (tests,
+// docs/queue-manager.md): "dt_shift" doubles every dynamic-threshold alpha
+// of the RTL (dynamic_th n + 1).
+qm::Config rtl_config(qm::Config c) {
+  const char* f = std::getenv("ROCESIM_RTL_FAULT");
+  if (f && std::string(f) == "dt_shift")
+    for (mmu::PortConfig& p : c.mmu.ports)
+      for (mmu::PgProfile& g : p.pgs) ++g.threshold.dynamic_th;
+  return c;
+}
+}  // namespace
+#endif
 
 using namespace sc_core;
 
@@ -114,7 +132,7 @@ Fabric::Fabric(sc_module_name name, const Scenario& s) : sc_module(name), m_s(s)
 #if ROCESIM_HAVE_RTL
       if (m_s.sw.queue_impl != "tlm") {  // rtl or lockstep; validated in read_scenario: fits the RTL
         sw::Switch& S = *m_switches.back();
-        auto r = std::make_unique<rtl::QmRtl>(S.qm_model().config());
+        auto r = std::make_unique<rtl::QmRtl>(rtl_config(S.qm_model().config()));
         rtl::QmRtl* rp = r.get();
         rp->set_clock(c.clock_period_ps, [] { return core::now_ps(); });  // its waveform in simulated time
         m_rtl.push_back(rp);
@@ -246,6 +264,42 @@ uint64_t Fabric::rtl_cycles() const {
   for (const rtl::QmRtl* r : m_rtl) n += r->cycles();
 #endif
   return n;
+}
+
+bool Fabric::trace_rtl(const std::string& stem, const std::function<bool(const std::string&)>& selected,
+                       uint64_t from_ps, uint64_t to_ps, std::vector<std::string>& files, std::string& why) {
+#if ROCESIM_HAVE_RTL
+  // The driver's ports (rtl/qm/qm.sv), grouped as docs/rtl.md lists them.
+  static const char* const kGroups[][2] = {
+      {"operation", "clk rst op_valid op_ready op_kind op_in_port op_pg op_out_port op_queue op_cells op_bytes "
+                    "op_lossless op_ecn_frame op_ecn op_rand32 op_discard"},
+      {"result", "res_valid res_kind res_error res_verdict res_lossless res_in_headroom res_head_cell res_cells "
+                 "res_bytes res_in_port res_pg res_out_port res_queue res_in_reserved res_in_shared res_headroom "
+                 "res_eg_reserved res_eg_shared res_pg_reserved res_pg_shared res_pg_headroom res_pg_threshold res_pfc "
+                 "res_ecn_decided res_ecn_fired res_ecn_mark res_ecn_drew res_cycles"},
+      {"engine", "busy idle"}};
+  for (size_t i = 0; i < m_rtl.size() && i < m_switches.size(); ++i) {
+    const std::string name = m_switches[i]->basename();
+    if (!selected(name)) continue;
+    const std::string fst = stem + ".rtl." + name + ".fst", gtkw = stem + ".rtl." + name + ".gtkw";
+    std::string g = "[*] rocesim RTL waveform of " + name + " (docs/waveforms.md): gtkwave " + fst + " " + gtkw + "\n";
+    g += "[dumpfile] \"" + fst + "\"\n";
+    for (const auto& grp : kGroups) {
+      g += "@800200\n-" + std::string(grp[0]) + "\n@28\n";
+      std::istringstream sigs(grp[1]);
+      for (std::string sg; sigs >> sg;) g += "qm." + sg + "\n";  // the model's top scope (Vqm named "qm")
+      g += "@1000200\n-" + std::string(grp[0]) + "\n";
+    }
+    if (!write_file_atomic(gtkw, g, why)) return false;
+    m_rtl[i]->trace(fst, from_ps, to_ps);
+    files.push_back(fst);
+    files.push_back(gtkw);
+  }
+  return true;
+#else
+  (void)stem, (void)selected, (void)from_ps, (void)to_ps, (void)files, (void)why;
+  return true;
+#endif
 }
 
 uint64_t Fabric::ideal_fct_ps(const host::FlowRecord& r) const {

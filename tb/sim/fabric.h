@@ -4,6 +4,7 @@
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -116,6 +117,14 @@ class Fabric : public sc_core::sc_module, public host::FlowListener {
   // switch.queue_impl rtl or lockstep: the clock edges every switch's RTL
   // has run (its configuration and free-list build included); 0 otherwise.
   uint64_t rtl_cycles() const;
+  // --trace in rtl and lockstep modes: the RTL's signals (Verilator's FST
+  // tracer, in simulated time: rtl::QmRtl::set_clock) of every switch that
+  // `selected` names, each to STEM.rtl.SWITCH.fst with a GTKWave save file
+  // STEM.rtl.SWITCH.gtkw beside it, for the edges in [from_ps, to_ps]. The
+  // file names go to `files`; false with why when a save file cannot be
+  // written (an FST is opened at its window's first edge).
+  bool trace_rtl(const std::string& stem, const std::function<bool(const std::string&)>& selected, uint64_t from_ps,
+                 uint64_t to_ps, std::vector<std::string>& files, std::string& why);
 
   const Scenario& scenario() const { return m_s; }
   const std::vector<host::FlowRecord>& flows() const { return m_flows; }
@@ -164,7 +173,7 @@ class Fabric : public sc_core::sc_module, public host::FlowListener {
   std::vector<std::vector<uint32_t>> m_dependents; // per flow: flows waiting for it
   size_t m_flows_left = 0;
   std::unique_ptr<InvariantChecker> m_inv;  // --check-invariants
-  std::vector<const rtl::QmRtl*> m_rtl;     // rtl/lockstep: each switch's RTL (owned by the switch)
+  std::vector<rtl::QmRtl*> m_rtl;           // rtl/lockstep: each switch's RTL (owned by the switch)
 };
 
 }  // namespace rocesim::sim

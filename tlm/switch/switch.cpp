@@ -177,7 +177,7 @@ void Switch::trace_op(uint32_t qi, bool marked, const mmu::Charge& c) {
     if (marked) r.add(m_trace->q_ecn[qi], now);
   }
   if (m_trace->pg_cells[pgi] != link::kNoTrace) r.set(m_trace->pg_cells[pgi], now, m_pgstats[pgi].cells);
-  const mmu::Mmu& m = m_qm_model.mmu();
+  const mmu::Mmu& m = mmu();  // the booked counters in rtl mode
   r.set(m_trace->pool[c.in_pool], now, m.pool(c.in_pool).used);
   r.set(m_trace->pool[c.eg_pool], now, m.pool(c.eg_pool).used);
   r.set(m_trace->headroom_pool, now, m.headroom_pool_used());
