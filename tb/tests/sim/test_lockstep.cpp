@@ -182,3 +182,88 @@ TEST(Lockstep, CycleAgreementFollowsTheTwoTimingTables) {
   EXPECT_NE(d.front(), d.back()) << "a distribution, not one value";
   std::system(("rm -rf " + dir).c_str());
 }
+
+namespace {
+// The times of the VCD's timestamps (#T lines), and the rising edges of the
+// first 1-bit $var called `name`.
+struct Vcd {
+  std::vector<uint64_t> stamps, rises;
+};
+Vcd read_vcd(const std::string& path, const std::string& name) {
+  std::ifstream in(path);
+  Vcd v;
+  std::string line, id;
+  uint64_t t = 0;
+  while (std::getline(in, line)) {
+    if (id.empty() && line.find("$var") != std::string::npos && line.find(" " + name + " ") != std::string::npos) {
+      const size_t a = line.find(" 1 ") + 3;
+      id = line.substr(a, line.find(' ', a) - a);
+    } else if (!line.empty() && line[0] == '#') {
+      t = std::stoull(line.substr(1));
+      v.stamps.push_back(t);
+    } else if (!id.empty() && line == "1" + id) {
+      v.rises.push_back(t);
+    }
+  }
+  return v;
+}
+}  // namespace
+
+// A fault injected on purpose (ROCESIM_RTL_FAULT=dt_shift: every alpha of
+// the RTL doubled) in a whole run: lockstep stops with exit 1 naming the
+// switch, the time, the field with its expected and actual values and the
+// operation, and writes the waveform window around it (docs/queue-manager.md):
+// OUT/lockstep_mismatch/ with the TLM-level trace and the RTL's, each with
+// its .gtkw, both inside [T - 2 us, T + 200 ns], the RTL's clocked at the
+// mismatching operation's time.
+TEST(Lockstep, AnInjectedFaultIsReportedWithItsWaveformWindow) {
+  if (!has_rtl()) GTEST_SKIP() << "built without Verilator";
+  if (std::system("command -v fst2vcd >/dev/null 2>&1") != 0) GTEST_SKIP() << "fst2vcd not installed";
+  const std::string dir = temp_dir();
+  setenv("ROCESIM_RTL_FAULT", "dt_shift", 1);
+  const Result r = rocesim("run " + src_dir() + "/configs/scenarios/pfc_incast.yaml --quiet --queue-impl lockstep --out " +
+                           dir + "/o");
+  unsetenv("ROCESIM_RTL_FAULT");
+  ASSERT_EQ(r.rc, 1) << r.err;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.err, m, std::regex("lockstep mismatch on sw0 at ([0-9]+)\\.([0-9]{3}) ns: ([a-z. ]+): "
+                                                     "expected ([0-9]+), got ([0-9]+)")))
+      << r.err;
+  const uint64_t t_ps = std::stoull(m[1]) * 1000 + std::stoull(m[2]);
+  EXPECT_NE(m[4], m[5]);
+  EXPECT_NE(r.err.find("first: "), std::string::npos) << r.err;
+  const std::string w = dir + "/o/lockstep_mismatch/";
+  for (const char* f : {"wave.fst", "wave.gtkw", "wave.rtl.sw0.fst", "wave.rtl.sw0.gtkw"})
+    ASSERT_TRUE(exists(w + f)) << f << "\n" << r.err;
+  const uint64_t from = t_ps > 2000000 ? t_ps - 2000000 : 0, to = t_ps + 200000;
+  for (const char* f : {"wave", "wave.rtl.sw0"}) {
+    ASSERT_EQ(std::system(("fst2vcd -f " + w + f + ".fst -o " + w + f + ".vcd >/dev/null 2>&1").c_str()), 0) << f;
+  }
+  const Vcd tlm = read_vcd(w + "wave.vcd", "clk"), rtl = read_vcd(w + "wave.rtl.sw0.vcd", "clk");
+  ASSERT_FALSE(tlm.stamps.empty());
+  ASSERT_FALSE(rtl.rises.empty());
+  for (const Vcd* v : {&tlm, &rtl}) {
+    EXPECT_GE(v->stamps.front(), from);
+    EXPECT_LE(v->stamps.back(), to);
+  }
+  // The mismatching operation was issued at T: the RTL's clock runs then (its
+  // first edge at T, or one period after the previous operation's last).
+  const uint64_t period = 1000;  // switch.clock_period's default (docs/config.md)
+  EXPECT_TRUE(std::any_of(rtl.rises.begin(), rtl.rises.end(),
+                          [&](uint64_t t) { return t >= t_ps && t < t_ps + 40 * period; }))
+      << "no RTL clock edge in [T, T + 40 cycles)";
+  // Every signal the RTL's save file lists is in its trace (the model's top scope, "qm").
+  const std::string g = slurp(w + "wave.rtl.sw0.gtkw"), vcd = slurp(w + "wave.rtl.sw0.vcd");
+  const std::string top = vcd.substr(0, vcd.find("$scope module qm $end", vcd.find("$scope module qm $end") + 1));
+  size_t listed = 0;
+  std::istringstream gl(g);
+  for (std::string line; std::getline(gl, line);) {
+    if (line.rfind("qm.", 0) != 0) continue;
+    ++listed;
+    EXPECT_TRUE(std::regex_search(top, std::regex("\\$var wire [0-9]+ \\S+ " + line.substr(3) + "( |$)")))
+        << line << " is not a top-level signal of the RTL trace";
+  }
+  EXPECT_GE(listed, 40u) << g;
+  EXPECT_TRUE(exists(dir + "/o/lockstep_mismatch.log")) << "the rerun's own report";
+  std::system(("rm -rf " + dir).c_str());
+}
