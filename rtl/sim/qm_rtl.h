@@ -44,6 +44,9 @@ class QmRtl final : public qm::QueueManagerIf {
   static constexpr unsigned kPfcW = ROCESIM_QM_RTL_PFC_W;
 
   explicit QmRtl(const qm::Config& cfg);
+  // Whether cfg fits the RTL as built: the constructor's refusals, without
+  // building the model (no clock: about 1/10^4 of a construction's cost).
+  static void check(const qm::Config& cfg);
   ~QmRtl() override;
   QmRtl(const QmRtl&) = delete;
   QmRtl& operator=(const QmRtl&) = delete;
@@ -99,6 +102,7 @@ class QmRtl final : public qm::QueueManagerIf {
   bool tracing() const { return m_fst != nullptr; }
 
  private:
+  QmRtl(const qm::Config& cfg, bool build);  // build false: check() only
   void tick();  // one clock edge (low, high)
   uint64_t edge_time(bool rising);  // the dump time of the next half cycle
   void emit(uint64_t t);            // dumps at t (opening or closing a windowed trace)

@@ -854,6 +854,15 @@ TEST(RtlQm, ConfigurationBeyondTheRtlIsRefused) {
   EXPECT_THROW(QmRtl{c}, std::invalid_argument);
   qm::Config bad = base(64, 2, 100, 10);  // pool larger than the buffer: mmu::validate
   EXPECT_THROW(QmRtl{bad}, std::invalid_argument);
+  // check() refuses the same without building the model, and accepts what fits.
+  EXPECT_THROW(QmRtl::check(base(QmRtl::kCells + 1, 2, 10, 10)), std::invalid_argument);
+  EXPECT_THROW(QmRtl::check(base(64, QmRtl::kPorts + 1, 10, 10)), std::invalid_argument);
+  EXPECT_THROW(QmRtl::check(c), std::invalid_argument);
+  EXPECT_THROW(QmRtl::check(bad), std::invalid_argument);
+  EXPECT_NO_THROW(QmRtl::check(base(64, 2, 10, 10)));
+  qm::Config widest = base(64, 2, 10, 10);  // the widest XOFF that fits
+  widest.pfc.xoff_cells = (uint64_t(1) << QmRtl::kPfcW) - 1;
+  EXPECT_NO_THROW(QmRtl::check(widest));
 }
 
 // --- the raw ports ----------------------------------------------------------------

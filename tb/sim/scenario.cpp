@@ -532,7 +532,7 @@ void check_rtl(const Scenario& s, const CfgNode& swn) {
     if (std::find(tried.begin(), tried.end(), ports.size()) != tried.end()) continue;
     tried.push_back(ports.size());
     try {
-      rtl::QmRtl probe(sw::Switch::queue_manager_config(make_switch_config(s.sw, s.pfc, ports, s.max_frame_bytes())));
+      rtl::QmRtl::check(sw::Switch::queue_manager_config(make_switch_config(s.sw, s.pfc, ports, s.max_frame_bytes())));
     } catch (const std::invalid_argument& e) {
       swn.fail_key("queue_impl", s.sw.queue_impl + ": switch " + s.topo.nodes[n].name + " (" + std::to_string(ports.size()) +
                                      " ports, " + std::to_string(s.sw.buffer_bytes / s.sw.cell_bytes) +
