@@ -182,12 +182,14 @@ AdmitResult Mmu::admit(const AdmitOp& op) {
 
   Charge ch;
   set_route(ch, op, gp.lim.pool, ql.pool);
-  ch.in_reserved = in_r;
-  ch.in_shared = in_s;
-  ch.headroom = hr;
-  ch.eg_reserved = eg_r;
-  ch.eg_shared = eg_s;
-  return commit(op, lossless, v, ch);
+  if (v == Verdict::admit) {
+    ch.in_reserved = in_r;
+    ch.in_shared = in_s;
+    ch.headroom = hr;
+    ch.eg_reserved = eg_r;
+    ch.eg_shared = eg_s;
+  }
+  return commit(gi, qi, c, lossless, v, ch);
 }
 
 AdmitResult Mmu::book(const AdmitOp& op, Verdict v, const Charge& charge) {
@@ -196,32 +198,24 @@ AdmitResult Mmu::book(const AdmitOp& op, Verdict v, const Charge& charge) {
   const size_t gi = pg_index(op.in_port, op.pg);
   const size_t qi = q_index(op.out_port, op.queue);
   const bool lossless = op.lossless && m_pg_param[gi].lossless;
-  Charge ch;
-  set_route(ch, op, m_pg_param[gi].lim.pool, m_q_param[qi].pool);
-  if (v == Verdict::admit) {
-    if (charge.cells() != op.cells || uint64_t(charge.eg_reserved) + charge.eg_shared != op.cells) {
-      std::ostringstream m;
-      m << "mmu: book of " << op.cells << " cells with a charge of " << charge.cells() << " ingress and "
-        << uint64_t(charge.eg_reserved) + charge.eg_shared << " egress cells";
-      throw std::invalid_argument(m.str());
-    }
-    ch.in_reserved = charge.in_reserved;
-    ch.in_shared = charge.in_shared;
-    ch.headroom = charge.headroom;
-    ch.eg_reserved = charge.eg_reserved;
-    ch.eg_shared = charge.eg_shared;
+  if (v == Verdict::admit &&
+      (charge.cells() != op.cells || uint64_t(charge.eg_reserved) + charge.eg_shared != op.cells)) {
+    std::ostringstream m;
+    m << "mmu: book of " << op.cells << " cells with a charge of " << charge.cells() << " ingress and "
+      << uint64_t(charge.eg_reserved) + charge.eg_shared << " egress cells";
+    throw std::invalid_argument(m.str());
   }
-  return commit(op, lossless, v, ch);
+  // The decision's buckets (none on a drop), routed by the op and this MMU's pools.
+  Charge ch = v == Verdict::admit ? charge : Charge{};
+  set_route(ch, op, m_pg_param[gi].lim.pool, m_q_param[qi].pool);
+  return commit(gi, qi, op.cells, lossless, v, ch);
 }
 
-AdmitResult Mmu::commit(const AdmitOp& op, bool lossless, Verdict v, const Charge& ch) {
-  const size_t gi = pg_index(op.in_port, op.pg);
-  const size_t qi = q_index(op.out_port, op.queue);
+AdmitResult Mmu::commit(size_t gi, size_t qi, uint32_t c, bool lossless, Verdict v, const Charge& ch) {
   const PgParam& gp = m_pg_param[gi];
   const Limit& ql = m_q_param[qi];
   PgAcct& ga = m_pg[gi];
   QAcct& qa = m_q[qi];
-  const uint32_t c = op.cells;
   AdmitResult res;
   res.lossless = lossless;
   res.charge = ch;
@@ -232,8 +226,6 @@ AdmitResult Mmu::commit(const AdmitOp& op, bool lossless, Verdict v, const Charg
   if (v != Verdict::admit) {
     const size_t k = static_cast<size_t>(v);
     res.verdict = v;
-    res.charge = Charge{};
-    set_route(res.charge, op, gp.lim.pool, ql.pool);
     ++gc.dropped.packets[k];
     gc.dropped.cells[k] += c;
     ++qc.dropped.packets[k];

@@ -283,8 +283,9 @@ class Mmu {
   size_t pg_index(uint16_t port, uint8_t pg) const { return size_t(port) * kPgsPerPort + pg; }
   size_t q_index(uint16_t port, uint8_t q) const { return size_t(port) * kQueuesPerPort + q; }
   uint64_t threshold(const Limit& l) const;
-  // admit()'s and book()'s second half: counts the drop, or charges ch.
-  AdmitResult commit(const AdmitOp& op, bool lossless, Verdict v, const Charge& ch);
+  // admit()'s and book()'s second half, for PG gi and queue qi: counts the
+  // drop of c cells, or charges ch (routed; its buckets zero on a drop).
+  AdmitResult commit(size_t gi, size_t qi, uint32_t c, bool lossless, Verdict v, const Charge& ch);
   // admit, pool_full or the given limit verdict, for `part` shared cells on top of `shared`.
   Verdict shared_check(const Limit& l, uint32_t shared, uint32_t part, Verdict limit) const;
   void check_indices(uint16_t in_port, uint8_t pg, uint16_t out_port, uint8_t queue, uint32_t cells,
