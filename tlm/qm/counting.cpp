@@ -15,14 +15,7 @@ void CountingQueueManager::count_ecn(uint16_t port, uint8_t queue, const EcnResu
 EnqueueResult CountingQueueManager::enqueue(const EnqueueOp& op) {
   const EnqueueResult r = m_inner.enqueue(op);
   ++m_ops;
-  mmu::AdmitOp a;
-  a.in_port = op.in_port;
-  a.pg = op.pg;
-  a.out_port = op.out_port;
-  a.queue = op.queue;
-  a.cells = op.cells;
-  a.lossless = op.lossless;
-  m_book.book(a, r.verdict, r.charge);
+  m_book.book(op.admit_op(), r.verdict, r.charge);
   count_ecn(op.out_port, op.queue, r.ecn, op.ecn);
   return r;
 }

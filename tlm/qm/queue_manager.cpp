@@ -48,14 +48,7 @@ EnqueueResult QueueManager::enqueue(const EnqueueOp& op) {
                                 std::to_string(op.queue) + ")");
   // The queue as the packet finds it (ECN at enqueue), read before the admit charges it.
   const uint64_t q_cells_before = m_mmu.queue_state(op.out_port, op.queue).total();
-  mmu::AdmitOp a;
-  a.in_port = op.in_port;
-  a.pg = op.pg;
-  a.out_port = op.out_port;
-  a.queue = op.queue;
-  a.cells = op.cells;
-  a.lossless = op.lossless;
-  const mmu::AdmitResult r = m_mmu.admit(a);  // throws on a malformed op
+  const mmu::AdmitResult r = m_mmu.admit(op.admit_op());  // throws on a malformed op
   EnqueueResult out;
   out.verdict = r.verdict;
   out.lossless = r.lossless;

@@ -107,6 +107,8 @@ struct EnqueueOp {
   bool ecn_frame = false; // the frame goes to the ECN marker (IPv4 data)
   uint8_t ecn = 0;        // its ECN codepoint (0..3)
   uint32_t rand32 = 0;    // the queue's next WRED word; consumed iff the result's ecn.drew
+  // What the MMU is asked (step 1 below).
+  mmu::AdmitOp admit_op() const { return mmu::AdmitOp{in_port, pg, out_port, queue, cells, lossless}; }
 };
 
 // The ECN part of a result. decided: the marker ran (ecn_frame, mode not
