@@ -121,11 +121,14 @@ TEST(Lockstep, ASwitchLargerThanTheRtlIsRefusedAtLoad) {
   if (!has_rtl()) GTEST_SKIP() << "built without Verilator";
   const std::string dir = temp_dir();
   write_file(dir + "/big.yaml", "topology: {kind: single_switch, hosts: 40}\nflows: [{src: h0, dst: h1, size: 1KiB}]\n");
-  const Result r = rocesim("run " + dir + "/big.yaml --out " + dir + "/o --queue-impl lockstep");
-  EXPECT_EQ(r.rc, 2);
-  EXPECT_NE(r.err.find("key 'switch.queue_impl'"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("40 ports"), std::string::npos) << r.err;
-  EXPECT_FALSE(exists(dir + "/o")) << "refused before anything is built";
+  for (const std::string mode : {"lockstep", "rtl"}) {
+    const Result r = rocesim("run " + dir + "/big.yaml --out " + dir + "/o --queue-impl " + mode);
+    EXPECT_EQ(r.rc, 2) << mode;
+    EXPECT_NE(r.err.find("key 'switch.queue_impl'"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(mode + ": switch"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("40 ports"), std::string::npos) << r.err;
+    EXPECT_FALSE(exists(dir + "/o")) << "refused before anything is built";
+  }
   std::system(("rm -rf " + dir).c_str());
 }
 
