@@ -6,6 +6,8 @@
 
 #include <systemc>
 
+#include "core/calendar.h"
+
 namespace rocesim::core {
 
 inline constexpr uint64_t kPsPerNs = 1000;
@@ -13,7 +15,7 @@ inline constexpr uint64_t kPsPerSec = 1000000000000ull;
 
 inline sc_core::sc_time ps(uint64_t v) { return sc_core::sc_time::from_value(v); }
 inline uint64_t to_ps(const sc_core::sc_time& t) { return t.value(); }
-inline uint64_t now_ps() { return sc_core::sc_time_stamp().value(); }
+// now_ps(): the model's time, core/calendar.h.
 
 // Time to send `bytes` at `bps`, in picoseconds, rounded up to a whole ps.
 // Exact for every rate whose byte time is a whole number of ps (all Ethernet
