@@ -24,35 +24,23 @@ Host::Host(sc_module_name name, const HostConfig& cfg, link::Ledger& ledger)
   tx_out.bind(mac.tx_in);
   mac.rx_out.bind(rx_in);
   mac.set_ready(this);
-  SC_METHOD(on_wake);
-  sensitive << m_wake_ev;
-  dont_initialize();
-  SC_METHOD(on_storm);
-  sensitive << m_storm_ev;
-  dont_initialize();
-  SC_METHOD(on_rto);
-  sensitive << m_rto_ev;
-  dont_initialize();
-  SC_METHOD(on_cc);
-  sensitive << m_cc_ev;
-  dont_initialize();
-  SC_METHOD(on_drain);
-  sensitive << m_drain_ev;
-  dont_initialize();
-  SC_METHOD(on_rx_refresh);
-  sensitive << m_rx_refresh_ev;
-  dont_initialize();
+  m_wake_ev.bind<&Host::on_wake>(this);
+  m_storm_ev.bind<&Host::on_storm>(this);
+  m_rto_ev.bind<&Host::on_rto>(this);
+  m_cc_ev.bind<&Host::on_cc>(this);
+  m_drain_ev.bind<&Host::on_drain>(this);
+  m_rx_refresh_ev.bind<&Host::on_rx_refresh>(this);
   m_rx_refresh_period_ps =
       cfg.rx_refresh_ps ? cfg.rx_refresh_ps : pfc::quanta_ps(cfg.pause_quanta, mac.rate_bps()) / 2;
   std::fill(std::begin(m_rx_refresh_at), std::end(m_rx_refresh_at), UINT64_MAX);
 }
 
 void Host::arm_rx_refresh(uint64_t t_ps) {
-  // One event for all priorities at the earliest schedule; SystemC keeps the
-  // earliest pending notification, so only an earlier time re-notifies.
+  // One timer for all priorities at the earliest schedule; a timer keeps the
+  // earliest time it is armed for, so only an earlier time re-arms it.
   if (t_ps >= m_rx_refresh_ev_at) return;
   m_rx_refresh_ev_at = t_ps;
-  m_rx_refresh_ev.notify(core::ps(t_ps - core::now_ps()));
+  m_rx_refresh_ev.at(t_ps);
 }
 
 void Host::on_rx_refresh() {
@@ -112,7 +100,7 @@ void Host::on_drain() {
     m_draining = false;
     return;
   }
-  m_drain_ev.notify(core::ps(core::serialization_ps(m_rxq.front()->frame_len(), m_cfg.rx_drain_bps)));
+  m_drain_ev.after(core::serialization_ps(m_rxq.front()->frame_len(), m_cfg.rx_drain_bps));
 }
 
 void Host::log_rp(void* ctx, const cc::RpSample& s) {
@@ -141,7 +129,7 @@ void Host::arm_cc() {
   if (t == UINT64_MAX || t >= m_cc_at) return;
   const uint64_t now = core::now_ps();
   m_cc_at = std::max(t, now);
-  m_cc_ev.notify(core::ps(m_cc_at - now));
+  m_cc_ev.at(m_cc_at);
 }
 
 void Host::on_cc() {
@@ -158,7 +146,7 @@ void Host::on_cc() {
 void Host::start_pause_storm(uint64_t start_ps, uint8_t prio, uint16_t quanta) {
   m_storm_prio = prio;
   m_storm_quanta = quanta;
-  m_storm_ev.notify(core::ps(start_ps));
+  m_storm_ev.at(std::max(start_ps, core::now_ps()));
 }
 
 void Host::on_storm() {
@@ -172,7 +160,7 @@ void Host::on_storm() {
   if (!m_storm_started && m_log) m_log->push_back(pfc::Event{core::now_ps(), basename(), 0, m_storm_prio, "xoff"});
   m_storm_started = true;
   mac.send_control(p);
-  m_storm_ev.notify(core::ps(pfc::quanta_ps(m_storm_quanta, mac.rate_bps()) / 2));
+  m_storm_ev.after(pfc::quanta_ps(m_storm_quanta, mac.rate_bps()) / 2);
 }
 
 void Host::add_send_flow(FlowRecord* f, uint32_t peer_ip, pk::Mac peer_mac, bool blocked) {
@@ -203,8 +191,8 @@ void Host::add_send_flow(FlowRecord* f, uint32_t peer_ip, pk::Mac peer_mac, bool
   m_send_by_qp[qi] = static_cast<int>(m_send.size());
   m_send.push_back(std::move(s));
   if (blocked) return;
-  // Wake at the earliest flow start; SystemC keeps the earliest pending notification.
-  m_wake_ev.notify(core::ps(f->start_ps));
+  // Wake at the earliest flow start; a timer keeps the earliest time it is armed for.
+  m_wake_ev.at(std::max(f->start_ps, core::now_ps()));
   m_wake_at = std::min(m_wake_at, f->start_ps);
 }
 
@@ -218,7 +206,7 @@ void Host::release_flow(FlowRecord* f) {
   s.next_ps = f->start_ps;
   if (f->start_ps < m_wake_at) {
     m_wake_at = f->start_ps;
-    m_wake_ev.notify(core::ps(f->start_ps - now));
+    m_wake_ev.at(f->start_ps);
   }
 }
 
@@ -461,7 +449,7 @@ pk::Packet* Host::next_frame() {
   }
   if (earliest != UINT64_MAX && earliest < m_wake_at) {
     m_wake_at = earliest;
-    m_wake_ev.notify(core::ps(earliest - now));
+    m_wake_ev.at(earliest);
   }
   return nullptr;
 }
@@ -469,7 +457,7 @@ pk::Packet* Host::next_frame() {
 void Host::arm_rto(uint64_t t_ps) {
   if (t_ps >= m_rto_at) return;
   m_rto_at = t_ps;
-  m_rto_ev.notify(core::ps(t_ps - core::now_ps()));
+  m_rto_ev.at(t_ps);
 }
 
 void Host::on_rto() {
@@ -619,7 +607,7 @@ void Host::b_transport(pk::Packet& pkt, sc_time&) {
   }
   if (!m_draining) {
     m_draining = true;
-    m_drain_ev.notify(core::ps(core::serialization_ps(pkt.frame_len(), m_cfg.rx_drain_bps)));
+    m_drain_ev.after(core::serialization_ps(pkt.frame_len(), m_cfg.rx_drain_bps));
   }
 }
 

@@ -241,8 +241,8 @@ class Host : public sc_core::sc_module,
   std::vector<RecvState> m_recv;       // indexed by dst_qp - kFirstQp
   std::vector<int> m_send_by_qp;       // src_qp - kFirstQp -> index into m_send, or -1
   core::Ring<packet::Packet*> m_ctrl{16};
-  sc_core::sc_event m_rto_ev;
-  sc_core::sc_event m_cc_ev;
+  core::Timer m_rto_ev;
+  core::Timer m_cc_ev;
   uint64_t m_cc_at = UINT64_MAX;
   std::vector<CcSample>* m_cc_log = nullptr;
   const HostTrace* m_trace = nullptr;
@@ -251,7 +251,7 @@ class Host : public sc_core::sc_module,
   uint64_t m_rx_bytes = 0, m_rx_peak = 0, m_rx_drops = 0;
   uint8_t m_rx_xoff = 0;                // priorities this NIC has paused
   bool m_draining = false;
-  sc_core::sc_event m_drain_ev, m_rx_refresh_ev;
+  core::Timer m_drain_ev, m_rx_refresh_ev;
   uint64_t m_rx_refresh_period_ps = 0;
   uint64_t m_rx_refresh_at[8];          // per priority: next XOFF refresh, UINT64_MAX = none
   uint64_t m_rx_refresh_ev_at = UINT64_MAX;  // when m_rx_refresh_ev fires (UINT64_MAX: not pending)
@@ -259,8 +259,8 @@ class Host : public sc_core::sc_module,
   std::vector<std::unique_ptr<std::pair<Host*, uint32_t>>> m_rp_ctx;
   uint64_t m_rto_at = UINT64_MAX;
   size_t m_rr = 0;                     // round-robin position among send flows
-  sc_core::sc_event m_wake_ev;
-  sc_core::sc_event m_storm_ev;
+  core::Timer m_wake_ev;
+  core::Timer m_storm_ev;
   uint8_t m_storm_prio = 0;
   uint16_t m_storm_quanta = 0;
   bool m_storm_started = false;

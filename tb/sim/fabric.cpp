@@ -248,9 +248,7 @@ Fabric::Fabric(sc_module_name name, const Scenario& s) : sc_module(name), m_s(s)
     m_flow_bottleneck[i] = bottleneck;
   }
 
-  SC_METHOD(on_sample);
-  sensitive << m_sample_ev;
-  dont_initialize();
+  m_sample_ev.bind<&Fabric::on_sample>(this);
 }
 
 Fabric::~Fabric() {
@@ -393,7 +391,7 @@ bool Fabric::open_time_series(const std::string& dir, std::string& why) {
     }
     std::fputs("time_ns,flow,src,dst,bytes_received,throughput_bps\n", m_flow_series);
     m_last_flow_bytes.assign(m_flows.size(), 0);
-    m_sample_ev.notify(core::ps(m_s.stats.interval_ps));
+    m_sample_ev.after(m_s.stats.interval_ps);
   }
   if (m_switches.empty()) return true;
   m_series_path = dir + "/queues.csv";
@@ -414,7 +412,7 @@ bool Fabric::open_time_series(const std::string& dir, std::string& why) {
   }
   m_last_deq.assign(slots, 0);
   m_last_ecn.assign(slots, ecn::Counters{});
-  m_sample_ev.notify(core::ps(m_s.stats.interval_ps));
+  m_sample_ev.after(m_s.stats.interval_ps);
   return true;
 }
 
@@ -438,7 +436,7 @@ void Fabric::on_sample() {
   if (m_series && !m_series_errno && std::ferror(m_series)) m_series_errno = errno ? errno : EIO;
   if (m_flow_series && !m_flow_series_errno && std::ferror(m_flow_series))
     m_flow_series_errno = errno ? errno : EIO;
-  m_sample_ev.notify(core::ps(m_s.stats.interval_ps));
+  m_sample_ev.after(m_s.stats.interval_ps);
 }
 
 void Fabric::sample_queues() {
@@ -598,6 +596,7 @@ RunResult Fabric::run(const RunControl& ctl) {
     // processes due at exactly t runnable for the next call, so the events and
     // their order are those of one sc_start(duration).
     uint64_t slice_ps = std::min<uint64_t>(end_ps, 1000000);  // 1 us to begin with
+    core::Calendar& calendar = core::Calendar::get();
     for (;;) {
       const uint64_t now = core::now_ps();
       if (now >= end_ps || sc_get_status() == SC_STOPPED) break;  // the end, or sc_stop (stop_when_done)
@@ -612,13 +611,17 @@ RunResult Fabric::run(const RunControl& ctl) {
       }
       const uint64_t step = std::min(slice_ps, end_ps - now);
       // Checked runs also stop at each multiple of kInvariantSlicePs, where they are checked.
-      sc_start(core::ps(m_inv ? std::min(step, kInvariantSlicePs - now % kInvariantSlicePs) : step));
+      const uint64_t d = m_inv ? std::min(step, kInvariantSlicePs - now % kInvariantSlicePs) : step;
+      // The calendar runs ahead of the kernel within the slice (core/calendar.h).
+      calendar.set_run_ahead(now + d);
+      sc_start(core::ps(d));
       if (m_inv && core::now_ps() % kInvariantSlicePs == 0 && !m_inv->check(false)) break;
       const double w = std::chrono::duration<double>(std::chrono::steady_clock::now() - ts).count();
       if (w < 0.005 && slice_ps < end_ps) slice_ps *= 2;
       else if (w > 0.02 && slice_ps > 1000) slice_ps /= 2;
     }
   }
+  core::Calendar::get().set_run_ahead(0);  // later sc_start calls (tests) step without it
   if (m_inv) m_inv->check(true);  // always at the end (a no-op after a violation)
   const auto t1 = std::chrono::steady_clock::now();
   r.wall_time_s = std::chrono::duration<double>(t1 - t0).count();

@@ -166,7 +166,7 @@ class Fabric : public sc_core::sc_module, public host::FlowListener {
   std::vector<size_t> m_queue_base;       // per switch: index of its port 0, queue 0 in the two below
   std::vector<uint64_t> m_last_deq;       // per switch queue: dequeued bytes at the last sample
   std::vector<ecn::Counters> m_last_ecn;  // per switch queue: ECN counters at the last sample
-  sc_core::sc_event m_sample_ev;
+  core::Timer m_sample_ev;
   std::vector<pfc::Event> m_events;
   std::vector<host::CcSample> m_cc;
   std::vector<uint32_t> m_waiting;                 // per flow: dependencies not yet complete

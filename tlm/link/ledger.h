@@ -8,6 +8,7 @@
 
 #include <systemc>
 
+#include "core/time.h"
 #include "packet/packet.h"
 
 namespace rocesim::link {
@@ -28,7 +29,7 @@ class Ledger {
   void deliver(packet::Packet* p) {
     ++m_delivered;
     // Progress means data, not pause frames (a PFC storm is no progress).
-    if (p->meta.kind != packet::FrameKind::pfc) m_last_delivery_ps = sc_core::sc_time_stamp().value();
+    if (p->meta.kind != packet::FrameKind::pfc) m_last_delivery_ps = core::now_ps();
     m_pool.release(p);
   }
   void drop(packet::Packet* p, packet::DropReason why) {

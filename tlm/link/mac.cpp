@@ -15,15 +15,9 @@ Mac::Mac(sc_module_name name, uint32_t port, const MacConfig& cfg, Ledger& ledge
   rx.bind(static_cast<pkt_fw_if&>(m_from_cable));
   tx_in.bind(static_cast<pkt_fw_if&>(m_from_node));
   rx_out.bind(static_cast<pkt_bw_if&>(m_from_node));
-  SC_METHOD(on_tx_done);
-  sensitive << m_tx_done_ev;
-  dont_initialize();
-  SC_METHOD(on_rx);
-  sensitive << m_rx_ev;
-  dont_initialize();
-  SC_METHOD(on_pause_change);
-  sensitive << m_pause_ev;
-  dont_initialize();
+  m_tx_done_ev.bind<&Mac::on_tx_done>(this);
+  m_rx_ev.bind<&Mac::on_rx>(this);
+  m_pause_ev.bind<&Mac::on_pause_change>(this);
 }
 
 void Mac::kick() {
@@ -63,7 +57,7 @@ void Mac::schedule_pause_change() {
   if (m_log || m_trace) log_transitions();
   if (t == UINT64_MAX || t >= m_pause_ev_at) return;
   m_pause_ev_at = t;
-  m_pause_ev.notify(core::ps(t - now));
+  m_pause_ev.at(t);
 }
 
 void Mac::on_pause_change() {
@@ -106,7 +100,7 @@ void Mac::start(packet::Packet& p) {
   m_stats.tx_bytes += frame;
   m_stats.tx_busy_ps += busy;
   if (m_tx_pcap) m_tx_pcap->write(t0, p);
-  m_tx_done_ev.notify(core::ps(busy));
+  m_tx_done_ev.at(t0 + busy);
   sc_time d = core::ps(last_bit);
   tx->b_transport(p, d);  // ownership passes to the cable
 }
@@ -161,7 +155,7 @@ void Mac::arrive(packet::Packet& p, sc_time& delay) {
     if (accept(p, last)) hand_up(p, at - now);
     return;
   }
-  if (m_rx_fifo.empty()) m_rx_ev.notify(core::ps(at - now));
+  if (m_rx_fifo.empty()) m_rx_ev.at(at);
   m_rx_fifo.push_back(Arrival{&p, at});
 }
 
@@ -175,7 +169,7 @@ void Mac::on_rx() {
     const uint64_t last = p->rx_first_bit_ps + m_byte_time.ps(packet::kPreambleSfdBytes + p->frame_len());
     if (accept(*p, last)) hand_up(*p, 0);
   }
-  if (!m_rx_fifo.empty()) m_rx_ev.notify(core::ps(m_rx_fifo.front().deliver_ps - now));
+  if (!m_rx_fifo.empty()) m_rx_ev.at(m_rx_fifo.front().deliver_ps);
 }
 
 }  // namespace rocesim::link

@@ -154,9 +154,9 @@ class Mac : public sc_core::sc_module {
   FrameTap* m_tx_pcap = nullptr;
   bool m_tx_busy = false;
   bool m_in_start = false;
-  sc_core::sc_event m_tx_done_ev;
-  sc_core::sc_event m_rx_ev;
-  sc_core::sc_event m_pause_ev;
+  core::Timer m_tx_done_ev;  // the frame and its IFG have left
+  core::Timer m_rx_ev;       // the oldest arrival is due
+  core::Timer m_pause_ev;    // a pause expires or takes effect
   uint64_t m_pause_ev_at = UINT64_MAX;
   pfc::PauseReceiver m_pause;
   core::Ring<packet::Packet*> m_ctrl{4};

@@ -20,7 +20,7 @@ void Switch::schedule_wake(uint32_t port, uint64_t t_ps) {
   const bool earliest = m_wakes.empty() || t_ps < m_wakes.front().first;
   m_wakes.emplace_back(t_ps, port);
   std::push_heap(m_wakes.begin(), m_wakes.end(), std::greater<>());
-  if (earliest) m_wake_ev.notify(core::ps(t_ps - core::now_ps()));
+  if (earliest) m_wake_ev.at(t_ps);
 }
 
 void Switch::on_egress_wake() {
@@ -33,7 +33,7 @@ void Switch::on_egress_wake() {
     if (m_wake_at[port] == t) m_wake_at[port] = UINT64_MAX;
     ports[port]->kick();
   }
-  if (!m_wakes.empty()) m_wake_ev.notify(core::ps(m_wakes.front().first - now));
+  if (!m_wakes.empty()) m_wake_ev.at(m_wakes.front().first);
 }
 
 void Switch::on_tx_ready(uint32_t port) {
@@ -56,9 +56,13 @@ pk::Packet* Switch::pull(uint32_t port) {
   // ends). Nothing eligible: wake at the earliest head or shaper time.
   const uint8_t paused = paused_queues(port);
   sched::Heads heads{};
+  uint32_t head_cell[8] = {};
   uint64_t earliest = UINT64_MAX;
-  for (int q = 0; q < 8; ++q) {
+  // Only the queues holding packets (m_nonempty) have a head to look at.
+  for (unsigned mask = m_nonempty[port]; mask; mask &= mask - 1) {
+    const int q = __builtin_ctz(mask);
     const uint32_t h = m_qm->head_cell(static_cast<uint16_t>(port), static_cast<uint8_t>(q));
+    head_cell[q] = h;
     if (h == qm::kNoCell) continue;
     const Slot& sl = m_slot[h];
     if (sl.eligible_ps <= now) {
@@ -76,7 +80,7 @@ pk::Packet* Switch::pull(uint32_t port) {
   }
   sc.sent(chosen, heads[chosen], now);
   const uint32_t qi = port * 8 + static_cast<uint32_t>(chosen);
-  pk::Packet* p = m_slot[m_qm->head_cell(static_cast<uint16_t>(port), static_cast<uint8_t>(chosen))].p;
+  pk::Packet* p = m_slot[head_cell[chosen]].p;
   const qm::DequeueResult e = dequeue(qi, *p, false);
 
   // Read the header bytes back out of the cells. The egress pipeline prefetches:
@@ -122,7 +126,7 @@ qm::DequeueResult Switch::dequeue(uint32_t qi, pk::Packet& p, bool discard) {
   touch_queue(qs);
   ++qs.deq_packets;
   qs.deq_bytes += rel.bytes;
-  --qs.depth_packets;
+  if (--qs.depth_packets == 0) m_nonempty[qi / 8] &= static_cast<uint8_t>(~(1u << (qi % 8)));
   qs.depth_bytes -= rel.bytes;
   qs.depth_cells -= rel.cells;
   if (m_trace) trace_op(qi, rel.ecn.mark, rel.charge);

@@ -72,19 +72,33 @@ void Switch::schedule_ingress(const Pending& e0) {
   const bool earliest = m_pending.empty() || e.ready_ps < m_pending.front().ready_ps;
   m_pending.push_back(e);
   std::push_heap(m_pending.begin(), m_pending.end(), std::greater<Pending>());
-  if (earliest) m_admit_ev.notify(core::ps(e.ready_ps - core::now_ps()));
+  if (earliest) m_admit_ev.at(e.ready_ps);
 }
 
 void Switch::on_admit() {
   m_ledger.count_event();
   const uint64_t now = core::now_ps();
+  m_edge.clear();
   while (!m_pending.empty() && m_pending.front().ready_ps <= now) {
     std::pop_heap(m_pending.begin(), m_pending.end(), std::greater<Pending>());
-    const Pending e = m_pending.back();
+    m_edge.push_back(m_pending.back());
     m_pending.pop_back();
-    admit(e);
   }
-  if (!m_pending.empty()) m_admit_ev.notify(core::ps(m_pending.front().ready_ps - now));
+  // The ingress arbiter: frames of one edge in round-robin port order from
+  // m_rr, which then moves past the port served first. Every port with
+  // traffic is first equally often, whatever order the frames arrived in
+  // (docs/fidelity.md).
+  if (m_edge.size() > 1) {
+    const uint32_t n = static_cast<uint32_t>(ports.size());
+    const uint32_t rr = m_rr;
+    std::sort(m_edge.begin(), m_edge.end(), [n, rr](const Pending& a, const Pending& b) {
+      const uint32_t ra = (a.p->ingress_port + n - rr) % n, rb = (b.p->ingress_port + n - rr) % n;
+      return ra != rb ? ra < rb : a.seq < b.seq;
+    });
+  }
+  if (!m_edge.empty()) m_rr = (m_edge.front().p->ingress_port + 1) % static_cast<uint32_t>(ports.size());
+  for (const Pending& e : m_edge) admit(e);
+  if (!m_pending.empty()) m_admit_ev.at(m_pending.front().ready_ps);
 }
 
 void Switch::admit(const Pending& e) {
@@ -175,6 +189,7 @@ void Switch::admit(const Pending& e) {
   ++qs.enq_packets;
   qs.enq_bytes += bytes;
   ++qs.depth_packets;
+  m_nonempty[out] |= static_cast<uint8_t>(1u << q);
   qs.depth_bytes += bytes;
   qs.depth_cells += cells;
   qs.peak_bytes = std::max(qs.peak_bytes, qs.depth_bytes);

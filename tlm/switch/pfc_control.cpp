@@ -41,7 +41,7 @@ void Switch::send_pause(uint32_t port, uint8_t pg, bool xoff, bool refresh) {
   const bool earliest = m_refresh.empty() || t < m_refresh.front().first;
   m_refresh.emplace_back(t, port * 8 + pg);
   std::push_heap(m_refresh.begin(), m_refresh.end(), std::greater<>());
-  if (earliest) m_refresh_ev.notify(core::ps(t - core::now_ps()));
+  if (earliest) m_refresh_ev.at(t);
 }
 
 void Switch::on_refresh() {
@@ -69,7 +69,7 @@ void Switch::on_refresh() {
     ++m_pfc_stats[key / 8].refreshes;
     send_pause(key / 8, static_cast<uint8_t>(key % 8), true, true);
   }
-  if (!m_refresh.empty()) m_refresh_ev.notify(core::ps(m_refresh.front().first - now));
+  if (!m_refresh.empty()) m_refresh_ev.at(m_refresh.front().first);
 }
 
 void Switch::flush_queue(uint32_t qi) {
@@ -130,7 +130,7 @@ void Switch::on_watchdog() {
       log("storm_restored");
     }
   }
-  m_wd_ev.notify(core::ps(c.wd_poll_ps));
+  m_wd_ev.at(now + c.wd_poll_ps);
 }
 
 }  // namespace rocesim::sw

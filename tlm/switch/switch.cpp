@@ -62,6 +62,7 @@ Switch::Switch(sc_module_name name, const SwitchConfig& cfg, const RouteLookup& 
   m_qstats.resize(n * 8);
   m_pgstats.resize(n * 8);
   m_wake_at.assign(n, UINT64_MAX);
+  m_nonempty.assign(n, 0);
   for (uint64_t r : cfg.port_rates) m_byte_time.emplace_back(r);
   for (size_t i = 0; i < n; ++i) {
     link::MacConfig mc;
@@ -104,25 +105,18 @@ Switch::Switch(sc_module_name name, const SwitchConfig& cfg, const RouteLookup& 
     m_refresh_ps.push_back(cfg.pfc.refresh_ps ? cfg.pfc.refresh_ps
                                               : pfc::quanta_ps(cfg.pfc.pause_quanta, cfg.port_rates[i]) / 2);
   m_pending.reserve(256);
+  m_edge.reserve(std::max<size_t>(n, 16));
   m_wakes.reserve(256);
   m_gp.set_extension(&m_cc);
   m_gp.set_streaming_width(0);
   m_gp.set_byte_enable_ptr(nullptr);
   m_gp.set_dmi_allowed(false);
 
-  SC_METHOD(on_admit);
-  sensitive << m_admit_ev;
-  dont_initialize();
-  SC_METHOD(on_egress_wake);
-  sensitive << m_wake_ev;
-  dont_initialize();
-  SC_METHOD(on_refresh);
-  sensitive << m_refresh_ev;
-  dont_initialize();
-  SC_METHOD(on_watchdog);
-  sensitive << m_wd_ev;
-  dont_initialize();
-  if (cfg.pfc.enabled && cfg.pfc.watchdog) m_wd_ev.notify(core::ps(cfg.pfc.wd_poll_ps));
+  m_admit_ev.bind<&Switch::on_admit>(this);
+  m_wake_ev.bind<&Switch::on_egress_wake>(this);
+  m_refresh_ev.bind<&Switch::on_refresh>(this);
+  m_wd_ev.bind<&Switch::on_watchdog>(this);
+  if (cfg.pfc.enabled && cfg.pfc.watchdog) m_wd_ev.after(cfg.pfc.wd_poll_ps);
 }
 
 void Switch::set_event_log(std::vector<pfc::Event>* log) {

@@ -236,7 +236,11 @@ class Switch : public sc_core::sc_module, public link::TxReady {
   void set_trace(const SwitchTrace* t) { m_trace = t; }
 
  private:
-  struct Pending {  // a frame between its arrival and its admission
+  // A frame between its arrival and its admission. Frames due at the same
+  // clock edge are admitted in the order of the pipeline's ingress arbiter
+  // (on_admit): round-robin over the ports from the one after the port
+  // served first at the previous edge, then in arrival order.
+  struct Pending {
     uint64_t ready_ps;
     uint64_t seq;
     packet::Packet* p;
@@ -319,12 +323,15 @@ class Switch : public sc_core::sc_module, public link::TxReady {
   std::vector<QueueStats> m_qstats;
   std::vector<PgStats> m_pgstats;
   std::vector<Pending> m_pending;            // min-heap on ready time
+  std::vector<Pending> m_edge;               // the frames due at one clock edge, in arbiter order
+  uint32_t m_rr = 0;                         // the ingress arbiter's next port
   std::vector<std::pair<uint64_t, uint32_t>> m_wakes;  // min-heap (time, port)
   std::vector<uint64_t> m_wake_at;
+  std::vector<uint8_t> m_nonempty;           // per port: bit q set while queue q holds packets
   std::vector<core::ByteTime> m_byte_time;   // per port           // per port: earliest pending wake, or UINT64_MAX
   uint64_t m_seq = 0;
   uint64_t m_cut_through = 0;
-  sc_core::sc_event m_admit_ev, m_wake_ev;
+  core::Timer m_admit_ev, m_wake_ev;  // the earliest pending admission / egress wake
   std::array<uint64_t, static_cast<size_t>(packet::DropReason::count_)> m_drops{};
   // PFC
   std::array<uint8_t, 8> m_pg_prios{};              // PFC priorities of each PG
@@ -332,7 +339,7 @@ class Switch : public sc_core::sc_module, public link::TxReady {
   std::array<uint8_t, 8> m_queue_prios{};           // PFC priorities each queue carries
   std::vector<uint64_t> m_refresh_ps;               // per port
   std::vector<std::pair<uint64_t, uint32_t>> m_refresh;  // min-heap (time, port * 8 + pg)
-  sc_core::sc_event m_refresh_ev;
+  core::Timer m_refresh_ev;
   std::vector<PfcPortStats> m_pfc_stats;
   std::vector<pfc::Event>* m_log = nullptr;
   const SwitchTrace* m_trace = nullptr;
@@ -345,7 +352,7 @@ class Switch : public sc_core::sc_module, public link::TxReady {
   };
   std::vector<Wd> m_wd;
   std::vector<sched::Scheduler> m_sched;     // per port
-  sc_core::sc_event m_wd_ev;
+  core::Timer m_wd_ev;
   uint64_t m_wd_events = 0;
   tlm::tlm_generic_payload m_gp;
   buffer::CellCount m_cc;
