@@ -3,10 +3,18 @@
 #   regress/perf/run.sh            all of it
 #   regress/perf/run.sh scenarios  only the timed rocesim scenarios
 #   regress/perf/run.sh qm         only the queue-manager modes (tlm, rtl, lockstep)
+#   regress/perf/run.sh hops [--callgrind] [--repeat N] [SCENARIO ...]
+#                                  cost per link hop of the issue-12 scenarios (S1, S2, ...):
+#                                  link hops, events, wall, hops/s, peak RSS, callgrind instr/hop
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD_DIR:-build}
 PY=/usr/bin/python3
+
+if [ "${1:-all}" = hops ]; then
+  shift
+  exec "$PY" regress/perf/hops.py --build "$BUILD" "$@"
+fi
 
 if [ "${1:-all}" = qm ]; then
   "$PY" regress/perf/qm_impl.py --build "$BUILD"
@@ -42,6 +50,9 @@ echo "== timed scenarios"
 timed regress/perf/link_stream.yaml
 timed regress/perf/switch_permutation.yaml
 timed configs/scenarios/leafspine_permutation.yaml
+
+echo "== cost per link hop (regress/perf/hops.py)"
+"$PY" regress/perf/hops.py --build "$BUILD"
 
 echo
 "$PY" regress/perf/qm_impl.py --build "$BUILD"
