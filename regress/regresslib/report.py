@@ -88,7 +88,7 @@ def check_points(points, baselines):
                 p.checks.append((text, False, "metric absent"))
             else:
                 ok = abs(cur - ref) <= max(tol["abs"], tol["rel"] * abs(ref))
-                p.checks.append((text, ok, "%s (baseline %s)" % (_num(cur), _num(ref))))
+                p.checks.append((text, ok, "got %s, baseline %s" % (_num(cur), _num(ref))))
 
 
 def load_baselines(path):
@@ -111,7 +111,8 @@ def update_baselines(path, suite_name, points, old):
             if p.key in old:
                 new[p.key] = old[p.key]
             continue
-        new[p.key] = {m: p.stats[m]["median"] for m in p.scenario.baseline if p.stats.get(m)}
+        # 10 significant digits: the file stays readable and diffs stay small.
+        new[p.key] = {m: float("%.10g" % p.stats[m]["median"]) for m in p.scenario.baseline if p.stats.get(m)}
     tmp = path + ".partial"
     with open(tmp, "w") as f:
         json.dump({"suite": suite_name, "note": "medians over seeds per grid point; regress/run --update-baselines",
@@ -121,14 +122,20 @@ def update_baselines(path, suite_name, points, old):
     return kept
 
 
+def _short(v):
+    """A number for the Markdown and HTML tables: 6 significant digits."""
+    return _num(float("%.6g" % v)) if isinstance(v, float) else _num(v)
+
+
 def _num(v):
+    """A number for the CSV files and messages: integers as such, else 10 significant digits."""
     if v is None:
         return ""
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, float) and v.is_integer() and abs(v) < 1e15:
         return str(int(v))
-    return "%.6g" % v if isinstance(v, float) else str(v)
+    return "%.10g" % v if isinstance(v, float) else str(v)
 
 
 def _grid_keys(points):
@@ -185,7 +192,7 @@ def write_results(csv_path, md_path, suite, points):
             cells = []
             for m in ms:
                 s = p.stats.get(m)
-                cells.append("" if not s else "%s [%s] (%s..%s)" % tuple(_num(s[x]) for x in M.STATS_ORDER))
+                cells.append("" if not s else "%s [%s] (%s..%s)" % tuple(_short(s[x]) for x in M.STATS_ORDER))
             lines.append("| %s | %d%s | %s |" % (p.label, len(p.runs), " (%d not passed)" % bad if bad else "",
                                                  " | ".join(cells)))
         lines.append("")
@@ -201,7 +208,8 @@ def _seeds(seeds):
 
 
 def _check_lines(checks, failing_only):
-    return "".join("%s %s: got %s\n" % ("FAILED" if not ok else "ok", t, _num(a) if not isinstance(a, str) else a)
+    return "".join("%s %s: %s\n" % ("FAILED" if not ok else "ok", t, a if isinstance(a, str) else
+                   "metric absent" if a is None else "got " + _num(a))
                    for t, ok, a in checks if not (failing_only and ok))
 
 
@@ -318,7 +326,7 @@ def write_html(path, suite, points, cs, images=()):
         for p in mine:
             st = "fail" if p.status == "fail" or any(r.status != "pass" for r in p.runs) else "pass"
             cells = "".join("<td>%s</td>" % ("" if not p.stats.get(m) else e("%s [%s] (%s..%s)" % tuple(
-                _num(p.stats[m][x]) for x in M.STATS_ORDER))) for m in ms)
+                _short(p.stats[m][x]) for x in M.STATS_ORDER))) for m in ms)
             parts.append("<tr><td class='%s'>%s</td><td>%d</td>%s</tr>" % (st, e(p.label), len(p.runs), cells))
         parts.append("</table>")
     parts.append("</body></html>\n")

@@ -5,7 +5,8 @@ Each run has its own directory OUT/runs/SCENARIO/POINT/sSEED/ holding
   run.log    its stdout and stderr
   run.json   the runner's record: command, exit status or signal, timeout, wall time
 A run is finished when out/summary.json says "complete": true and run.json
-records the same command line; resuming a suite skips finished runs and
+records the same command line and the same binary (size and modification
+time: a rebuilt rocesim reruns everything); resuming a suite skips finished runs and
 reruns every other one (after a crash, a hang, an interrupt, or a changed
 suite).
 """
@@ -54,7 +55,8 @@ class Run:
         """True when a previous invocation completed this very run (its summary.json says so)."""
         rec = _read_json(self.record_path)
         summ = _read_json(os.path.join(self.out, "summary.json"))
-        return bool(rec and rec.get("cmd") == self.cmd and summ and summ.get("complete") is True)
+        return bool(rec and rec.get("cmd") == self.cmd and rec.get("binary") == binary_id(self.cmd[0])
+                    and summ and summ.get("complete") is True)
 
     def log_tail(self):
         try:
@@ -101,6 +103,15 @@ class Run:
         if self.status == "error":
             return None
         return M.metric(self.summary, self.csv_metrics, path)
+
+
+def binary_id(path):
+    """Size and modification time of the binary: a rebuilt rocesim makes every run of it a new run."""
+    try:
+        st = os.stat(path)
+        return [st.st_size, st.st_mtime_ns]
+    except OSError:
+        return None
 
 
 def _read_json(path):
@@ -150,7 +161,7 @@ class Executor:
         for stale in (run.record_path,):
             if os.path.exists(stale):
                 os.remove(stale)
-        rec = {"cmd": run.cmd, "exit": None, "signal": None, "timed_out": False,
+        rec = {"cmd": run.cmd, "binary": binary_id(run.cmd[0]), "exit": None, "signal": None, "timed_out": False,
                "timeout_s": run.scenario.timeout_s, "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
         t0 = time.monotonic()
         with open(run.log, "wb") as log:

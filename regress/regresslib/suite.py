@@ -106,6 +106,7 @@ class Scenario:
         self.baseline = {}        # metric -> {"rel": x, "abs": y}
         self.mark = None          # position of the scenario in the suite file
         self.grid_mark = None
+        self.key_marks = {}       # --set key -> (position, suite key) of its set: or grid: entry
 
     def points(self):
         """Grid points in order: [(label, dirname, [(key, value), ...])]; one point 'base' without a grid."""
@@ -219,6 +220,7 @@ def _scenario_keys(r, fields, key, sc, suite):
         elif k == "set":
             for sk, (skn, svn) in r.mapping(v, path, None).items():
                 sc.sets[sk] = yaml_text(r.value(svn))
+                sc.key_marks[sk] = (skn.start_mark, "%s.%s" % (path, sk))
         elif k == "grid":
             sc.grid, sc.grid_mark = [], v.start_mark
             for gk, (gkn, gvn) in r.mapping(v, path, None).items():
@@ -228,11 +230,13 @@ def _scenario_keys(r, fields, key, sc, suite):
                 if len(set(vals)) != len(vals):
                     raise r.err(gvn, "%s.%s" % (path, gk), "a value is listed twice")
                 sc.grid.append((gk, vals))
+                sc.key_marks[gk] = (gkn.start_mark, "%s.%s" % (path, gk))
         elif k == "args":
             for i, x in enumerate(r.seq(v, path)):
                 a = r.value(x) if isinstance(x, yaml.ScalarNode) else None
-                if not isinstance(a, str) or not a.startswith("--"):
-                    raise r.err(x, "%s[%d]" % (path, i), "expected a rocesim run option such as --check-invariants")
+                if not isinstance(a, str) or (i == 0 and not a.startswith("--")):
+                    raise r.err(x, "%s[%d]" % (path, i), "expected rocesim run options and their values, "
+                                "such as [--check-invariants, --queue-impl, lockstep]")
                 if a.split("=")[0] in ("--out", "--seed", "--set", "--force", "--quiet"):
                     raise r.err(x, "%s[%d]" % (path, i), "%s is set by the runner (use seeds: or set:)" % a)
                 sc.args.append(a)
@@ -298,6 +302,7 @@ def load(path):
         own = Scenario()
         own.seeds, own.timeout_s = list(defaults.seeds), defaults.timeout_s
         own.sets = dict(defaults.sets)
+        own.key_marks = dict(defaults.key_marks)
         own.args = list(defaults.args)
         own.criteria = list(defaults.criteria)
         own.metrics = list(defaults.metrics)

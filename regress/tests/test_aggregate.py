@@ -1,0 +1,107 @@
+#!/usr/bin/python3
+"""Aggregation per grid point: results.csv's median, p90, min and max over seeds equal those computed here from
+every run's own summary.json and flows.csv; the flows.csv-derived metrics agree with summary.json's independent
+per-bucket figures and with the formulas of docs/regress.md recomputed here."""
+import csv
+import json
+import math
+import os
+import statistics
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import common as C  # noqa: E402
+
+SEEDS = [1, 2, 3, 4, 5]
+KS = ["64KiB", "192KiB"]
+METRICS = ["ecn.marked", "fct.slowdown_p99", "fct.by_size[0].slowdown_p99", "pfc.pause_frames_tx",
+           "csv.goodput_gbps", "csv.flows.lt10KB", "csv.slowdown_p99.lt10KB", "csv.fct_us_p99.lt10KB",
+           "csv.completed_fraction"]
+
+
+def nearest_rank(v, p):
+    v = sorted(v)
+    return v[math.ceil(p * len(v)) - 1]
+
+
+def from_run(d):
+    """Every metric of METRICS for one run directory, computed here."""
+    with open(os.path.join(d, "summary.json")) as f:
+        s = json.load(f)
+    with open(os.path.join(d, "flows.csv"), newline="") as f:
+        rows = list(csv.DictReader(f))
+    small = [r for r in rows if int(r["size_bytes"]) < 10_000]          # summary's first bucket: < 10 KB
+    small_done = [r for r in small if r["completed"] == "1"]
+    # Goodput: payload received x 8 over the span from the first start to the last finish (or the end of the
+    # run for an unfinished flow); bits per ns = Gbps.
+    t0 = min(float(r["start_ns"]) for r in rows)
+    t1 = max(float(r["finish_ns"] or s["sim_time_ns"]) for r in rows)
+    return {
+        "ecn.marked": s["ecn"]["marked"],
+        "fct.slowdown_p99": s["fct"]["slowdown_p99"],
+        "fct.by_size[0].slowdown_p99": s["fct"]["by_size"][0]["slowdown_p99"],
+        "pfc.pause_frames_tx": s["pfc"]["pause_frames_tx"],
+        "csv.goodput_gbps": sum(int(r["bytes_received"]) for r in rows) * 8 / (t1 - t0),
+        "csv.flows.lt10KB": len(small),
+        "csv.slowdown_p99.lt10KB": nearest_rank([float(r["slowdown"]) for r in small_done], 0.99),
+        "csv.fct_us_p99.lt10KB": nearest_rank([float(r["fct_ns"]) / 1000 for r in small_done], 0.99),
+        "csv.completed_fraction": sum(r["completed"] == "1" for r in rows) / len(rows),
+        "small_done": len(small_done),
+    }, s
+
+
+class Aggregate(unittest.TestCase):
+    def test_results_equal_statistics_of_the_runs(self):
+        d = C.tmpdir(self)
+        suite = C.write(os.path.join(d, "agg.yaml"), """
+            name: agg
+            defaults: {seeds: %s, timeout: 60s}
+            scenarios:
+              - config: %s/ecn_k_sweep.yaml
+                set: {switch.ecn.mode: threshold, sim.duration: 400us}
+                grid: {switch.ecn.k: %s}
+                metrics: %s
+            """ % (SEEDS, C.SCENARIOS, KS, json.dumps(METRICS)))
+        out = os.path.join(d, "out")
+        r = C.regress(suite, out, "--jobs", "2")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(os.path.join(out, "results.csv"), newline="") as f:
+            results = {(x["switch.ecn.k"], x["metric"]): x for x in csv.DictReader(f)}
+        varied = set()
+        for k in KS:
+            per_seed = []
+            for seed in SEEDS:
+                mine, summ = from_run(os.path.join(out, "runs", "ecn_k_sweep", "k=" + k, "s%d" % seed, "out"))
+                self.assertEqual(summ["seed"], seed)
+                self.assertEqual(summ["complete"], True)
+                # Two outputs of the same run agree: flows.csv's completed small flows and their p99 slowdown
+                # equal summary.json's first FCT bucket (whose `flows` counts the completed ones; summary.json
+                # has 6 significant digits).
+                self.assertEqual(mine["small_done"], summ["fct"]["by_size"][0]["flows"])
+                self.assertTrue(math.isclose(mine["csv.slowdown_p99.lt10KB"],
+                                             summ["fct"]["by_size"][0]["slowdown_p99"], rel_tol=1e-5))
+                per_seed.append(mine)
+            for m in METRICS:
+                v = [x[m] for x in per_seed]
+                if len(set(v)) > 1:
+                    varied.add(m)
+                row = results[(k, m)]
+                self.assertEqual(int(row["n"]), len(SEEDS), m)
+                want = {"median": statistics.median(v), "p90": nearest_rank(v, 0.9), "min": min(v), "max": max(v)}
+                for stat, w in want.items():
+                    self.assertTrue(math.isclose(float(row[stat]), w, rel_tol=1e-6, abs_tol=1e-9),
+                                    "%s %s %s: results.csv %s, computed %s" % (k, m, stat, row[stat], w))
+        # The seeds matter in this scenario (jittered rounds): the statistics were not all over equal values.
+        self.assertIn("ecn.marked", varied)
+        # runs.csv has one row per run, results.md one table row per grid point.
+        with open(os.path.join(out, "runs.csv"), newline="") as f:
+            self.assertEqual(len(list(csv.DictReader(f))), len(SEEDS) * len(KS))
+        with open(os.path.join(out, "results.md")) as f:
+            md = f.read()
+        for k in KS:
+            self.assertIn("| switch.ecn.k=%s | %d |" % (k, len(SEEDS)), md)
+
+
+if __name__ == "__main__":
+    unittest.main()
