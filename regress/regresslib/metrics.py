@@ -15,6 +15,12 @@ import statistics
 BUCKETS = (("lt10KB", 10_000), ("lt100KB", 100_000), ("lt1MB", 1_000_000), ("lt10MB", 10_000_000),
            ("ge10MB", None))
 
+# Every csv.* metric derived() can give (docs/regress.md, "Metrics").
+CSV_METRICS = (["csv.goodput_gbps", "csv.bulk_goodput_gbps", "csv.completed_fraction", "csv.flow_gbps_mean",
+                "csv.flow_gbps_p10"] +
+               ["csv.%s.%s" % (m, b) for m in ("fct_us_p50", "fct_us_p99", "slowdown_p50", "slowdown_p99", "flows")
+                for b, _ in BUCKETS])
+
 # The statistics over seeds, in the order of the result tables.
 STATS_ORDER = ("median", "p90", "min", "max")
 
@@ -55,6 +61,11 @@ def derived(flows_csv, sim_time_ns):
     csv.completed_fraction    completed flows / flows
     csv.flow_gbps_mean        mean over completed flows of size x 8 / FCT (per-flow throughput), Gbps
     csv.flow_gbps_p10         its 10th percentile (nearest rank): the slow flows
+    csv.bulk_goodput_gbps     the flows of 10 KB or more (all but the first bucket): their payload received x 8
+                              / the time at least one of them is active (the union of their [start, finish]
+                              intervals, finish = the end of the run if unfinished; a flow that starts after
+                              the end counts nothing), Gbps: the goodput while
+                              there is bulk data to send (regress/sweeps/ecn_sweep.sh's throughput)
     csv.fct_us_p50.B, csv.fct_us_p99.B, csv.slowdown_p50.B, csv.slowdown_p99.B, csv.flows.B
                               per flow-size bucket B (BUCKETS): FCT percentiles in us and slowdown
                               percentiles (nearest rank over the bucket's completed flows; absent when
@@ -71,6 +82,20 @@ def derived(flows_csv, sim_time_ns):
     received = sum(int(r["bytes_received"]) for r in rows)
     out["csv.goodput_gbps"] = received * 8 / (end - start) if end > start else None
     out["csv.completed_fraction"] = len(done) / len(rows)
+    bulk = [r for r in rows if int(r["size_bytes"]) >= BUCKETS[0][1]]
+    # A flow configured to start after the end of the run was never active.
+    spans = sorted((float(r["start_ns"]), float(r["finish_ns"]) if r["finish_ns"] else float(sim_time_ns))
+                   for r in bulk if float(r["start_ns"]) < float(sim_time_ns))
+    active, lo, hi = 0.0, None, None
+    for a, b in spans:
+        if hi is None or a > hi:
+            active += 0.0 if hi is None else hi - lo
+            lo, hi = a, b
+        else:
+            hi = max(hi, b)
+    active += 0.0 if hi is None else hi - lo
+    if active > 0:
+        out["csv.bulk_goodput_gbps"] = sum(int(r["bytes_received"]) for r in bulk) * 8 / active
     rates = [int(r["size_bytes"]) * 8 / float(r["fct_ns"]) for r in done if float(r["fct_ns"]) > 0]
     if rates:
         out["csv.flow_gbps_mean"] = sum(rates) / len(rates)
@@ -89,11 +114,23 @@ def derived(flows_csv, sim_time_ns):
     return out
 
 
+# Ratios of two summary.json members (None when the denominator is 0 or either is absent).
+RATIOS = {"derived.ecn_mark_ratio": ("ecn.marked", "ecn.seen")}
+
+
+def _ratio(summary, path):
+    num, den = (lookup(summary, p) for p in RATIOS[path])
+    ok = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (num, den))
+    return num / den if ok and den else None
+
+
 def metric(summary, csv_metrics, path):
-    """One metric of a run: csv.* from the derived values, anything else from summary.json; None when absent.
-    Booleans stay booleans (criteria compare them with true/false)."""
+    """One metric of a run: csv.* from the derived values, derived.* from RATIOS, anything else from
+    summary.json; None when absent. Booleans stay booleans (criteria compare them with true/false)."""
     if path.startswith("csv."):
         return csv_metrics.get(path)
+    if path in RATIOS:
+        return _ratio(summary, path)
     v = lookup(summary, path)
     return v if isinstance(v, (int, float)) else None
 

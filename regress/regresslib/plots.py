@@ -6,6 +6,8 @@ plotted line carries a label naming what it shows, so that a test can compare it
 import csv
 import json
 import os
+import re
+import statistics
 
 import matplotlib
 
@@ -204,3 +206,65 @@ def figures(run_dir):
     for fig in figs.values():
         fig.tight_layout()
     return figs, skipped
+
+
+# Sweeps (docs/regress.md, "Sweeps and the knee"): a scenario whose grid has one key.
+
+_UNITS = {"": 1, "B": 1, "KB": 1e3, "MB": 1e6, "GB": 1e9, "KiB": 1024, "MiB": 1024 ** 2, "GiB": 1024 ** 3,
+          "bps": 1, "Kbps": 1e3, "Mbps": 1e6, "Gbps": 1e9, "Tbps": 1e12,
+          "ps": 1e-12, "ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1}
+
+
+def quantity(text):
+    """A swept value as a number in base units (bytes, bps, seconds, or plain), or None if it is not one."""
+    m = re.fullmatch(r"\s*(-?[0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?)\s*([A-Za-z]*)\s*", str(text))
+    if not m or m.group(2) not in _UNITS:
+        return None
+    return float(m.group(1)) * _UNITS[m.group(2)]
+
+
+def knee(xs, ys):
+    """Index of the knee of the curve (xs, ys), or None: with x and y scaled to [0, 1] between the first and
+    the last point, the interior point farthest from the straight line joining them (the chord); None with
+    fewer than 3 points or a flat curve (equal first and last y)."""
+    if len(xs) < 3 or ys[0] == ys[-1] or xs[0] == xs[-1]:
+        return None
+    nx = [(x - xs[0]) / (xs[-1] - xs[0]) for x in xs]
+    ny = [(y - ys[0]) / (ys[-1] - ys[0]) for y in ys]
+    best = max(range(1, len(xs) - 1), key=lambda i: (abs(ny[i] - nx[i]), -i))
+    return best
+
+
+def sweep(name, key, values, per_metric):
+    """One panel per metric against the swept key: the median over seeds (line), the p10..p90 band (nearest
+    rank) and the knee of the median (a red ring). per_metric: {metric: [[run values of point i], ...]} in the
+    order of values. Returns (figure, {metric: index of the knee or None})."""
+    xs = [quantity(v) for v in values]
+    if any(x is None for x in xs):
+        xs = list(range(len(values)))   # not numbers: the points in grid order
+    ms = [m for m in per_metric if any(per_metric[m])]
+    cols = 2 if len(ms) > 1 else 1
+    rows_ = (len(ms) + cols - 1) // cols
+    fig, axes = plt.subplots(rows_, cols, figsize=(6 * cols, 3.4 * rows_), squeeze=False)
+    knees = {}
+    for ax, m in zip([a for r in axes for a in r], ms):
+        pts = [(x, v) for x, v in zip(xs, per_metric[m]) if v]
+        px = [x for x, _ in pts]
+        med = [statistics.median(v) for _, v in pts]
+        lo = [M.nearest_rank(v, 0.10) for _, v in pts]
+        hi = [M.nearest_rank(v, 0.90) for _, v in pts]
+        ax.fill_between(px, lo, hi, alpha=0.25, label="p10..p90")
+        ax.plot(px, med, marker="o", label="median")
+        k = knee(px, med)
+        knees[m] = None if k is None else xs.index(px[k])
+        if k is not None:
+            ax.plot([px[k]], [med[k]], "o", markersize=13, markerfacecolor="none", markeredgecolor="red",
+                    label="knee: %s" % values[xs.index(px[k])])
+        ax.set_xticks(xs, values, rotation=30, fontsize="small")
+        ax.set(xlabel=key, title=m)
+        ax.legend(fontsize="x-small")
+    for ax in [a for r in axes for a in r][len(ms):]:
+        ax.set_visible(False)
+    fig.suptitle("%s: sweep of %s" % (name, key))
+    fig.tight_layout()
+    return fig, knees

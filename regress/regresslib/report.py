@@ -165,7 +165,7 @@ def write_runs_csv(path, runs, points):
     os.replace(path + ".partial", path)
 
 
-def write_results(csv_path, md_path, suite, points):
+def write_results(csv_path, md_path, suite, points, knees=None):
     gk = _grid_keys(points)
     with open(csv_path + ".partial", "w", newline="") as f:
         w = csv.writer(f)
@@ -196,6 +196,9 @@ def write_results(csv_path, md_path, suite, points):
             lines.append("| %s | %d%s | %s |" % (p.label, len(p.runs), " (%d not passed)" % bad if bad else "",
                                                  " | ".join(cells)))
         lines.append("")
+        if knees and sc.name in knees:
+            lines += ["Knee of each median against `%s` (docs/regress.md): %s." % (sc.grid[0][0], ", ".join(
+                "`%s` %s" % (m, v if v is not None else "none") for m, v in knees[sc.name].items())), ""]
     with open(md_path + ".partial", "w") as f:
         f.write("\n".join(lines))
     os.replace(md_path + ".partial", md_path)
@@ -291,7 +294,7 @@ def _xml_safe(s):
                    or ch >= "\U00010000")
 
 
-def write_html(path, suite, points, cs, images=()):
+def write_html(path, suite, points, cs, images=(), knees=None):
     """report.html: totals, then failures and errors (checks and log tail), then the results per scenario and the
     plots (PNG files relative to the report)."""
     e = html.escape
@@ -329,6 +332,9 @@ def write_html(path, suite, points, cs, images=()):
                 _short(p.stats[m][x]) for x in M.STATS_ORDER))) for m in ms)
             parts.append("<tr><td class='%s'>%s</td><td>%d</td>%s</tr>" % (st, e(p.label), len(p.runs), cells))
         parts.append("</table>")
+        if knees and sc.name in knees:
+            parts.append("<p>Knee of each median against <code>%s</code>: %s.</p>" % (e(sc.grid[0][0]), ", ".join(
+                "<code>%s</code> %s" % (e(m), e(v if v is not None else "none")) for m, v in knees[sc.name].items())))
     parts.append("</body></html>\n")
     with open(path + ".partial", "w") as f:
         f.write("\n".join(parts))

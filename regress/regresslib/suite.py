@@ -12,6 +12,8 @@ import re
 
 import yaml
 
+from . import metrics as M
+
 
 class SuiteError(Exception):
     """Bad suite file: one line FILE:LINE:COL: key 'PATH': reason (exit status 2)."""
@@ -193,6 +195,11 @@ def _check_metric(r, node, key, text):
     if not isinstance(text, str) or not re.fullmatch(METRIC_RE, text):
         raise r.err(node, key, "expected a metric path such as fct.slowdown_p99 or fct.by_size[0].slowdown_p99, "
                     "got %r" % (text,))
+    for prefix, known in (("csv.", M.CSV_METRICS), ("derived.", list(M.RATIOS))):
+        if text.startswith(prefix) and text not in known:
+            close = difflib.get_close_matches(text, known, 1)
+            raise r.err(node, key, "unknown metric '%s'%s" % (text, " (did you mean '%s'?)" % close[0] if close
+                                                               else " (%s)" % ", ".join(known)))
 
 
 def _scenario_keys(r, fields, key, sc, suite):
@@ -248,6 +255,7 @@ def _scenario_keys(r, fields, key, sc, suite):
                     raise r.err(x, "%s[%d]" % (path, i),
                                 "expected 'METRIC OP VALUE' or 'STAT(METRIC) OP VALUE' (OP: == != <= >= < >, "
                                 "VALUE a number or true/false, STAT: %s), got %r" % (", ".join(STATS), t))
+                _check_metric(r, x, "%s[%d]" % (path, i), c.metric)
                 sc.criteria.append(c)
         elif k == "metrics":
             for i, x in enumerate(r.seq(v, path)):

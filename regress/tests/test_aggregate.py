@@ -7,6 +7,7 @@ import json
 import math
 import os
 import statistics
+import subprocess
 import sys
 import unittest
 
@@ -18,6 +19,8 @@ KS = ["64KiB", "192KiB"]
 METRICS = ["ecn.marked", "fct.slowdown_p99", "fct.by_size[0].slowdown_p99", "pfc.pause_frames_tx",
            "csv.goodput_gbps", "csv.flows.lt10KB", "csv.slowdown_p99.lt10KB", "csv.fct_us_p99.lt10KB",
            "csv.completed_fraction"]
+# Checked against regress/sweeps/ecn_sweep.sh, an independent implementation of the same definitions.
+EXTRA = ["csv.bulk_goodput_gbps", "derived.ecn_mark_ratio"]
 
 
 def nearest_rank(v, p):
@@ -59,10 +62,10 @@ class Aggregate(unittest.TestCase):
             defaults: {seeds: %s, timeout: 60s}
             scenarios:
               - config: %s/ecn_k_sweep.yaml
-                set: {switch.ecn.mode: threshold, sim.duration: 400us}
+                set: {switch.ecn.mode: threshold}
                 grid: {switch.ecn.k: %s}
                 metrics: %s
-            """ % (SEEDS, C.SCENARIOS, KS, json.dumps(METRICS)))
+            """ % (SEEDS, C.SCENARIOS, KS, json.dumps(METRICS + EXTRA)))
         out = os.path.join(d, "out")
         r = C.regress(suite, out, "--jobs", "2")
         self.assertEqual(r.returncode, 0, r.stderr)
@@ -96,7 +99,22 @@ class Aggregate(unittest.TestCase):
         self.assertIn("ecn.marked", varied)
         # runs.csv has one row per run, results.md one table row per grid point.
         with open(os.path.join(out, "runs.csv"), newline="") as f:
-            self.assertEqual(len(list(csv.DictReader(f))), len(SEEDS) * len(KS))
+            runs = list(csv.DictReader(f))
+        self.assertEqual(len(runs), len(SEEDS) * len(KS))
+        # The bulk goodput and the mark ratio equal those of regress/sweeps/ecn_sweep.sh (its own code, same
+        # definitions: throughput_gbps with 4 decimals, mark_ratio with 6) on the same runs, seeds 1 and 2.
+        sweep = os.path.join(d, "sweep")
+        subprocess.run(["bash", os.path.join(C.ROOT, "regress", "sweeps", "ecn_sweep.sh"), sweep], check=True, stdout=subprocess.DEVNULL,
+                       env=dict(os.environ, ROCESIM=C.BIN, SEEDS="2", KS=" ".join(k[:-3] for k in KS)))
+        with open(os.path.join(sweep, "ecn_sweep_runs.csv"), newline="") as f:
+            theirs = list(csv.DictReader(f))
+        self.assertEqual(len(theirs), 2 * len(KS))
+        for t in theirs:
+            mine = [r for r in runs if r["switch.ecn.k"] == "%dKiB" % (int(t["k_bytes"]) // 1024)
+                    and r["seed"] == t["seed"]]
+            self.assertEqual(len(mine), 1)
+            self.assertAlmostEqual(float(mine[0]["csv.bulk_goodput_gbps"]), float(t["throughput_gbps"]), places=4)
+            self.assertAlmostEqual(float(mine[0]["derived.ecn_mark_ratio"]), float(t["mark_ratio"]), places=6)
         with open(os.path.join(out, "results.md")) as f:
             md = f.read()
         for k in KS:

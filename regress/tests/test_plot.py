@@ -133,6 +133,28 @@ class Plot(unittest.TestCase):
                 self.assertEqual(y, [(k + 1) / len(mine) for k in range(len(mine))])
         self.assertEqual(n_lines, len(got))
 
+    def test_knee_rule(self):
+        # y = min(x, 3) on x = 0..6 rises then saturates: scaled to [0, 1], the chord is y = x / 2 and the
+        # point farthest from it is the corner at x = 3 (distance 1 - 1/2), the knee by the rule's definition.
+        xs = list(range(7))
+        self.assertEqual(plots.knee(xs, [min(x, 3) for x in xs]), 3)
+        # Unevenly spaced x: the corner of y = min(x, 64) on 32..256 is at 64 (index 1).
+        ks = [32, 64, 96, 128, 160, 192, 224, 256]
+        self.assertEqual(plots.knee(ks, [min(k, 64) for k in ks]), 1)
+        self.assertIsNone(plots.knee(xs, [5] * 7))          # flat: no knee
+        self.assertIsNone(plots.knee([1, 2], [1, 2]))       # two points: no interior point
+        # Swept values as numbers in base units.
+        self.assertEqual([plots.quantity(v) for v in ("32KiB", "10KB", "25Gbps", "2us", "7", "x")],
+                         [32768, 10000, 25e9, 2e-6, 7, None])
+
+    def test_sweep_plot_series_equal_runs(self):
+        # Each panel's median line is the median over seeds of the values given for each point.
+        per = {"m": [[1, 2, 3], [4, 6], [7, 8, 9, 10]]}
+        fig, knees = plots.sweep("s", "k", ["1KiB", "2KiB", "4KiB"], per)
+        got = {ln.get_label(): (list(ln.get_xdata()), list(ln.get_ydata())) for ln in fig.axes[0].get_lines()}
+        self.assertEqual(got["median"], ([1024.0, 2048.0, 4096.0], [2.0, 5.0, 8.5]))
+        self.assertIn("m", knees)
+
     def test_dcqcn_series_equal_cc_csv(self):
         figs, _ = plots.figures(self.dcqcn)
         import json
