@@ -88,8 +88,11 @@ def yaml_text(value):
         return "null" if value is None else repr(value)
     if isinstance(value, str):
         # Plain when it reads back as the same string, quoted otherwise.
-        plain = yaml.safe_load(value) if value.strip() == value and value else None
-        return value if plain == value else yaml.safe_dump(value, default_style='"').strip()
+        try:
+            plain = yaml.safe_load(value) if value.strip() == value and value else None
+        except yaml.YAMLError:
+            plain = None
+        return value if plain == value else yaml.safe_dump(value, default_style='"', width=math.inf).strip()
     return yaml.safe_dump(value, default_flow_style=True, width=math.inf).strip()
 
 
