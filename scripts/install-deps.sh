@@ -13,6 +13,8 @@ PKGS=(
   verilator gtkwave
   tshark
   python3 python3-yaml
+  # regress/ (docs/regress.md): progress bar, plots, JUnit XSD validation.
+  python3-tqdm python3-matplotlib libxml2-utils
 )
 if [ "${1:-}" = "fuzz" ]; then
   PKGS+=(clang-14 libclang-rt-14-dev)

@@ -1,0 +1,96 @@
+#!/usr/bin/python3
+"""A bad suite file or option gets one clear message naming FILE:LINE:COL and the key (or the option), exit
+status 2, and nothing is written (the --out directory is not even created)."""
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import common as C  # noqa: E402
+
+
+def position(text, needle):
+    """1-based line and column of the first occurrence of needle in text, found here by searching the text."""
+    i = text.index(needle)
+    return text.count("\n", 0, i) + 1, i - (text.rfind("\n", 0, i) + 1) + 1
+
+
+GOOD = """\
+name: bad
+defaults:
+  seeds: 2
+  timeout: 30s
+scenarios:
+  - config: %s/default.yaml
+    set: {sim.duration: 1ms}
+    grid:
+      links.cable_m: [2, 20]
+    criteria: ["flows.completed == 2"]
+""" % C.SCENARIOS
+
+# (what is changed: old -> new, the text the error points at, the key named, a word of the reason)
+CASES = [
+    ("    criteria:", "    critera:", "critera", "scenarios[0].critera", "did you mean 'criteria'"),
+    ('"flows.completed == 2"', '"flows.completed = 2"', '"flows.completed = 2"', "scenarios[0].criteria[0]",
+     "METRIC OP VALUE"),
+    ("  seeds: 2", "  seeds: [1, x]", "[1, x]", "defaults.seeds", "list of seeds"),
+    ("  timeout: 30s", "  timeout: soon", "soon", "defaults.timeout", "duration"),
+    ("/default.yaml", "/nonexistent.yaml", C.SCENARIOS + "/nonexistent.yaml", "scenarios[0].config",
+     "no such file"),
+    ("links.cable_m: [2, 20]", "links.cable_m: []", "[]", "scenarios[0].grid.links.cable_m", "non-empty"),
+    ("name: bad", "nam: bad", "nam", "nam", "did you mean 'name'"),
+    # A bad --set key is refused by rocesim validate; the message points at the scenario's grid and quotes
+    # rocesim's own reason.
+    ("links.cable_m: [2, 20]", "links.cable_mm: [2, 20]", "links.cable_mm", "scenarios[0].grid.links.cable_mm",
+     "unknown key"),
+    ("{sim.duration: 1ms}", "{sim.duration: 1ms, sim: [}", None, None, "not valid YAML"),
+]
+
+
+class SuiteErrors(unittest.TestCase):
+    def test_good_suite_runs(self):
+        d = C.tmpdir(self)
+        path = C.write(os.path.join(d, "s.yaml"), GOOD)
+        r = C.regress(path, os.path.join(d, "out"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+
+    def test_bad_suites(self):
+        for old, new, at, key, why in CASES:
+            with self.subTest(new=new):
+                d = C.tmpdir(self)
+                self.assertIn(old, GOOD)
+                text = GOOD.replace(old, new, 1)
+                path = C.write(os.path.join(d, "s.yaml"), text)
+                out = os.path.join(d, "out")
+                r = C.regress(path, out)
+                self.assertEqual(r.returncode, 2, r.stderr)
+                lines = r.stderr.strip().splitlines()
+                self.assertEqual(len(lines), 1, r.stderr)
+                msg = lines[0]
+                if at is None:
+                    self.assertTrue(msg.startswith("regress: %s:" % path), msg)
+                else:
+                    line, col = position(text, at)
+                    self.assertTrue(msg.startswith("regress: %s:%d:%d: key '%s'" % (path, line, col, key)), msg)
+                self.assertIn(why, msg)
+                self.assertFalse(os.path.exists(out))
+
+    def test_bad_options(self):
+        d = C.tmpdir(self)
+        path = C.write(os.path.join(d, "s.yaml"), GOOD)
+        out = os.path.join(d, "out")
+        for args, word in ((["--jobs", "0"], "--jobs"), (["--bogus"], "--bogus"),
+                           (["--bin", "/nonexistent/rocesim"], "--bin"),
+                           (["--update-baselines"], "baselines")):
+            r = C.regress(path, out, *args)
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+            self.assertIn(word, r.stderr)
+            self.assertFalse(os.path.exists(out))
+        r = C.regress(os.path.join(d, "missing.yaml"), out)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("missing.yaml", r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
