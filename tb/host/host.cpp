@@ -225,12 +225,16 @@ void Host::add_send_flow(FlowRecord* f, uint32_t peer_ip, pk::Mac peer_mac, bool
   const uint32_t i = static_cast<uint32_t>(m_send.size());
   m_send_by_flow[f->id] = i;
   m_send.push_back(std::move(s));
-  // Room for every QP, so that the lists never grow while the simulation runs.
-  m_active.reserve(m_send.size());
-  m_starts.reserve(m_send.size());
-  m_timed.reserve(m_send.size());
-  m_due.reserve(m_send.size());
-  if (m_send[i].rp) m_cc_heap.reserve(4 * m_send.size());
+  // Room for every QP, so that the lists do not grow while the simulation
+  // runs (doubling: adding n flows costs O(n)).
+  if (m_active.capacity() < m_send.size()) {
+    const size_t cap = 2 * m_send.size();
+    m_active.reserve(cap);
+    m_starts.reserve(cap);
+    m_timed.reserve(cap);
+    m_due.reserve(cap);
+    if (m_send[i].rp) m_cc_heap.reserve(2 * cap);
+  }
   if (blocked) return;
   start_qp(i);
   // Wake at the earliest flow start; SystemC keeps the earliest pending notification.
