@@ -425,6 +425,7 @@ int run_main(int argc, char** argv) {
     return kBadInput;
   }
   if (!fabric.open_pcaps(pcaps, a.out + "/pcap", why) || !fabric.open_time_series(a.out, why) ||
+      !fabric.open_event_logs(a.out, why) ||
       (!a.record_ops.empty() && !fabric.open_op_record(a.record_ops, why))) {
     std::cerr << "rocesim: " << why << "\n";
     return kFail;
@@ -483,9 +484,7 @@ int run_main(int argc, char** argv) {
   };
   write("config.resolved.yaml", sim::emit_resolved(scen));
   write("flows.csv", sim::flows_csv(fabric));
-  write("pfc.csv", fabric.pfc_csv());
   write("flows.hpcc.txt", fabric.hpcc_flow_file());
-  if (fabric.has_cc_log()) write("cc.csv", fabric.cc_csv());
   for (const sim::OutputFailure& f : failed) status.missing.push_back({relative_to(a.out, f.file), f.error});
   std::string err;
   const bool summary_ok = sim::write_file_atomic(a.out + "/summary.json", sim::summary_json(fabric, res, status), err);

@@ -12,9 +12,8 @@ using namespace sc_core;
 namespace pk = rocesim::packet;
 
 namespace {
-constexpr uint8_t kAckSyndrome = 0x1f;  // ACK, unlimited credits (IBTA 9.7.5.1)
-constexpr uint8_t kNakPsnSeqError = 0x60;
-constexpr uint32_t kGsiQp = 1;
+// Min-heaps of (time, QP index): the earliest time on top, the lower index first at equal times.
+constexpr auto kLater = std::greater<std::pair<uint64_t, uint32_t>>();
 }  // namespace
 
 Host::Host(sc_module_name name, const HostConfig& cfg, link::Ledger& ledger)
@@ -122,10 +121,23 @@ void Host::set_trace(const HostTrace* t) {
   }
 }
 
+void Host::cc_update(uint32_t i) {
+  SendState& s = m_send[i];
+  const uint64_t key = s.rp->next_event_ps();
+  if (key == s.cc_key) return;
+  s.cc_key = key;
+  if (key == cc::DcqcnRp::kNever) return;  // the old entry, if any, is stale now
+  m_cc_heap.emplace_back(key, i);
+  std::push_heap(m_cc_heap.begin(), m_cc_heap.end(), kLater);
+}
+
 void Host::arm_cc() {
-  uint64_t t = UINT64_MAX;
-  for (const SendState& s : m_send)
-    if (s.rp) t = std::min(t, s.rp->next_event_ps());
+  // The earliest DCQCN timer of all QPs: the heap's top, once stale entries are gone.
+  while (!m_cc_heap.empty() && m_send[m_cc_heap.front().second].cc_key != m_cc_heap.front().first) {
+    std::pop_heap(m_cc_heap.begin(), m_cc_heap.end(), kLater);
+    m_cc_heap.pop_back();
+  }
+  const uint64_t t = m_cc_heap.empty() ? UINT64_MAX : m_cc_heap.front().first;
   if (t == UINT64_MAX || t >= m_cc_at) return;
   const uint64_t now = core::now_ps();
   m_cc_at = std::max(t, now);
@@ -137,8 +149,22 @@ void Host::on_cc() {
   m_ledger.count_event();
   const uint64_t now = core::now_ps();
   m_cc_at = UINT64_MAX;
-  for (SendState& s : m_send)
-    if (s.rp) s.rp->advance(now);
+  // Every reaction point with a timer due, in QP order (the order of their
+  // cc.csv rows at equal times); advance() does nothing for the others.
+  m_due.clear();
+  while (!m_cc_heap.empty() && m_cc_heap.front().first <= now) {
+    const TimedIndex e = m_cc_heap.front();
+    std::pop_heap(m_cc_heap.begin(), m_cc_heap.end(), kLater);
+    m_cc_heap.pop_back();
+    if (m_send[e.second].cc_key == e.first) m_due.push_back(e.second);
+  }
+  std::sort(m_due.begin(), m_due.end());
+  m_due.erase(std::unique(m_due.begin(), m_due.end()), m_due.end());
+  for (uint32_t i : m_due) {
+    m_send[i].cc_key = rc::kNever;  // its entry is popped
+    m_send[i].rp->advance(now);
+    cc_update(i);
+  }
   arm_cc();
   mac.kick();
 }
@@ -164,15 +190,10 @@ void Host::on_storm() {
 }
 
 void Host::add_send_flow(FlowRecord* f, uint32_t peer_ip, pk::Mac peer_mac, bool blocked) {
-  SendState s;
+  const uint32_t ppm = static_cast<uint32_t>((f->message_bytes + m_cfg.mtu - 1) / m_cfg.mtu);
+  SendState s(f, peer_ip, peer_mac, ppm, rc::RcRequester(rc_config(), ppm, static_cast<uint64_t>(ppm) * f->messages));
   s.blocked = blocked;
-  s.rec = f;
-  s.peer_ip = peer_ip;
-  s.peer_mac = peer_mac;
-  s.ppm = static_cast<uint32_t>((f->message_bytes + m_cfg.mtu - 1) / m_cfg.mtu);
-  s.total_pkts = static_cast<uint64_t>(s.ppm) * f->messages;
   s.next_ps = f->start_ps;
-  s.established = !(m_cfg.rc && m_cfg.cm);
   if (m_cfg.rc && m_cfg.dcqcn) {
     cc::DcqcnConfig c = m_cfg.dcqcn_cfg;
     c.line_rate_bps = mac.rate_bps();
@@ -189,8 +210,21 @@ void Host::add_send_flow(FlowRecord* f, uint32_t peer_ip, pk::Mac peer_mac, bool
   const size_t qi = f->src_qp - kFirstQp;
   if (m_send_by_qp.size() <= qi) m_send_by_qp.resize(qi + 1, -1);
   m_send_by_qp[qi] = static_cast<int>(m_send.size());
+  const uint32_t i = static_cast<uint32_t>(m_send.size());
+  m_send_by_flow[f->id] = i;
   m_send.push_back(std::move(s));
+  // Room for every QP, so that the lists do not grow while the simulation
+  // runs (doubling: adding n flows costs O(n)).
+  if (m_active.capacity() < m_send.size()) {
+    const size_t cap = 2 * m_send.size();
+    m_active.reserve(cap);
+    m_starts.reserve(cap);
+    m_timed.reserve(cap);
+    m_due.reserve(cap);
+    if (m_send[i].rp) m_cc_heap.reserve(2 * cap);
+  }
   if (blocked) return;
+  start_qp(i);
   // Wake at the earliest flow start; a timer keeps the earliest time it is armed for.
   m_wake_ev.at(std::max(f->start_ps, core::now_ps()));
   m_wake_at = std::min(m_wake_at, f->start_ps);
@@ -204,6 +238,7 @@ void Host::release_flow(FlowRecord* f) {
   const uint64_t now = core::now_ps();
   f->start_ps = std::max(f->start_ps, now);
   s.next_ps = f->start_ps;
+  start_qp(static_cast<uint32_t>(m_send_by_qp[qi]));
   if (f->start_ps < m_wake_at) {
     m_wake_at = f->start_ps;
     m_wake_ev.at(f->start_ps);
@@ -218,6 +253,8 @@ void Host::add_recv_flow(FlowRecord* f, uint32_t peer_ip, pk::Mac peer_mac) {
   r.peer_ip = peer_ip;
   r.peer_mac = peer_mac;
   r.np = cc::DcqcnNp(m_cfg.min_time_between_cnps_ps);
+  r.rx = rc::RcResponder(rc_config(), f->total_bytes());
+  m_recv_by_flow[f->id] = static_cast<uint32_t>(idx);
   r.udp_sport = static_cast<uint16_t>(0xC000 | (core::fnv1a64("ack:" + std::to_string(f->dst_qp) + ":" +
                                                               std::to_string(f->dst)) & 0x3fff));
 }
@@ -228,16 +265,44 @@ void Host::on_wake() {
   mac.kick();
 }
 
-uint64_t Host::psn_to_index(uint64_t base, uint32_t psn) const {
-  // The index with PSN `psn` nearest to base (PSNs wrap at 2^24).
-  const int32_t d = static_cast<int32_t>(((psn - static_cast<uint32_t>(base)) & 0xffffff) << 8) >> 8;
-  return static_cast<uint64_t>(static_cast<int64_t>(base) + d);
+rc::RcConfig Host::rc_config() const {
+  rc::RcConfig c;
+  c.ack_every = m_cfg.ack_every;
+  c.max_outstanding = m_cfg.max_outstanding;
+  c.rto_ps = m_cfg.rto_ps;
+  c.cm = m_cfg.rc && m_cfg.cm;  // open loop: no connection setup
+  return c;
+}
+
+void Host::start_qp(uint32_t i) {
+  // Before its start a flow only sets the wake-up (next_frame reads the heap's top).
+  const SendState& s = m_send[i];
+  if (s.next_ps > core::now_ps() && s.qp.has_data()) {
+    m_starts.emplace_back(s.next_ps, i);
+    std::push_heap(m_starts.begin(), m_starts.end(), kLater);
+  } else {
+    activate(i);
+  }
+}
+
+void Host::activate(uint32_t i) {
+  SendState& s = m_send[i];
+  if (s.active) return;
+  s.active = true;
+  m_active.insert(std::lower_bound(m_active.begin(), m_active.end(), i), i);
+}
+
+void Host::time_qp(uint32_t i) {
+  SendState& s = m_send[i];
+  if (s.timed) return;
+  s.timed = true;
+  m_timed.push_back(i);
 }
 
 bool Host::rc_received(const FlowRecord& f, uint64_t& next_index) const {
   const size_t idx = f.dst_qp - kFirstQp;
   if (f.dst_qp < kFirstQp || idx >= m_recv.size() || m_recv[idx].rec != &f) return false;
-  next_index = m_recv[idx].epsn;
+  next_index = m_recv[idx].rx.epsn_index();
   return true;
 }
 
@@ -246,8 +311,8 @@ bool Host::rc_sent(const FlowRecord& f, uint64_t& high_sent, uint64_t& acked) co
   if (f.src_qp < kFirstQp || qi >= m_send_by_qp.size() || m_send_by_qp[qi] < 0) return false;
   const SendState& s = m_send[static_cast<size_t>(m_send_by_qp[qi])];
   if (s.rec != &f) return false;
-  high_sent = s.high_sent;
-  acked = s.snd_una;
+  high_sent = s.qp.high_sent();
+  acked = s.qp.snd_una();
   return true;
 }
 
@@ -268,8 +333,9 @@ uint32_t Host::payload_of(const SendState& s, uint64_t idx) const {
   return static_cast<uint32_t>(std::min<uint64_t>(s.rec->message_bytes - offset, m_cfg.mtu));
 }
 
-pk::Packet* Host::make_packet(SendState& s, uint64_t idx) {
+pk::Packet* Host::make_packet(SendState& s, const rc::TxPacket& tx) {
   FlowRecord& r = *s.rec;
+  const uint64_t idx = tx.index;
   const uint64_t msg = idx / s.ppm;
   const uint64_t seg = idx % s.ppm;
   const uint64_t offset = seg * m_cfg.mtu;
@@ -290,10 +356,10 @@ pk::Packet* Host::make_packet(SendState& s, uint64_t idx) {
                                : pk::op::kWriteMiddle;
   }
   // Request an ACK at message end, and every ack_every packets under RC.
-  bth.ackreq = last || (m_cfg.rc && (idx + 1) % m_cfg.ack_every == 0);
+  bth.ackreq = m_cfg.rc ? s.qp.ack_request(idx) : last;
   bth.pad_count = pk::ib_pad_count(len);  // payload + pad is a multiple of 4 (IBTA 9.2.1)
   bth.dest_qp = r.dst_qp;
-  bth.psn = static_cast<uint32_t>(idx & 0xffffff);
+  bth.psn = tx.psn;
   pk::RethSpec reth;
   reth.va = 0x10000000ull + msg * r.message_bytes;
   reth.rkey = 0x1000 + r.dst_qp;
@@ -310,12 +376,11 @@ pk::Packet* Host::make_packet(SendState& s, uint64_t idx) {
   p->created_ps = core::now_ps();
   p->prio = r.pcp;
   ++r.packets_sent;
-  if (idx < s.high_sent) {
+  if (tx.retransmission) {
     ++r.retransmitted;
   } else {
     r.bytes_sent += len;
     r.wire_bytes_sent += p->wire_bytes();
-    s.high_sent = idx + 1;
   }
   return p;
 }
@@ -392,43 +457,61 @@ pk::Packet* Host::next_frame() {
     m_ctrl.pop_front();
     return p;
   }
+  // Flows whose start has come join the round robin.
+  while (!m_starts.empty() && m_starts.front().first <= now) {
+    const uint32_t i = m_starts.front().second;
+    std::pop_heap(m_starts.begin(), m_starts.end(), kLater);
+    m_starts.pop_back();
+    activate(i);
+  }
   const size_t n = m_send.size();
-  uint64_t earliest = UINT64_MAX;
-  for (size_t k = 0; k < n; ++k) {
-    SendState& s = m_send[(m_rr + k) % n];
+  uint64_t earliest = m_starts.empty() ? UINT64_MAX : m_starts.front().first;
+  // The QPs that may send, in index order from the round-robin position on
+  // (cyclically); the others would be passed over.
+  const size_t na = m_active.size();
+  const size_t first = static_cast<size_t>(std::lower_bound(m_active.begin(), m_active.end(), m_rr) - m_active.begin());
+  bool finished = false;  // a QP with nothing left to do: dropped from m_active below
+  pk::Packet* out = nullptr;
+  for (size_t k = 0; k < na; ++k) {
+    const uint32_t i = m_active[(first + k) % na];
+    SendState& s = m_send[i];
     FlowRecord& r = *s.rec;
-    if (s.blocked) continue;
-    if (s.next_ps > now) {
-      if (s.snd_nxt < s.total_pkts) earliest = std::min(earliest, s.next_ps);
+    if (!s.qp.has_data() && (!m_cfg.rc || s.qp.established())) {
+      s.active = false;  // sent everything: back on a go-back (NAK, timeout)
+      finished = true;
       continue;
     }
-    if (m_cfg.rc && !s.established) {
+    if (s.next_ps > now) {
+      if (s.qp.has_data()) earliest = std::min(earliest, s.next_ps);
+      continue;
+    }
+    if (m_cfg.rc && !s.qp.established()) {
       // Connection setup: a REQ at the flow's start, repeated after a timeout.
-      if (s.cm_sent_ps == 0 || now - s.cm_sent_ps >= m_cfg.rto_ps) {
-        s.cm_sent_ps = std::max<uint64_t>(now, 1);
+      if (s.qp.req_due(now)) {
+        s.qp.req_sent(now);
         send_cm(pk::cm::kReq, r, s.peer_ip, s.peer_mac, true);
+        time_qp(i);
         arm_rto(now + m_cfg.rto_ps);
       }
       continue;
     }
-    if (s.snd_nxt >= s.total_pkts) continue;
     if (paused >> r.pcp & 1) continue;  // PFC: the MAC kicks us when the pause ends
-    if (m_cfg.rc && s.snd_nxt - s.snd_una >= m_cfg.max_outstanding) continue;  // waits for ACKs
+    if (m_cfg.rc && !s.qp.window_open()) continue;  // waits for ACKs
     // Deficit round robin among QPs (quantum: one MTU of payload), so QPs
     // with different packet sizes share the port byte-fairly: a QP keeps the
     // turn while its deficit covers its next packet.
-    const uint32_t len = payload_of(s, s.snd_nxt);
+    const uint32_t len = payload_of(s, s.qp.next_index());
     if (s.deficit < len) s.deficit += m_cfg.mtu;
     s.deficit -= len;
     if (r.first_tx_ps == UINT64_MAX) r.first_tx_ps = now;
-    pk::Packet* p = make_packet(s, s.snd_nxt);
-    ++s.snd_nxt;
-    if (s.snd_nxt >= s.total_pkts) s.deficit = 0;  // an idle QP keeps no credit
-    const bool keep = s.snd_nxt < s.total_pkts && s.deficit >= payload_of(s, s.snd_nxt);
-    m_rr = keep ? (m_rr + k) % n : (m_rr + k + 1) % n;
+    const rc::TxPacket tx = s.qp.send(now);
+    pk::Packet* p = make_packet(s, tx);
+    if (!s.qp.has_data()) s.deficit = 0;  // an idle QP keeps no credit
+    const bool keep = s.qp.has_data() && s.deficit >= payload_of(s, s.qp.next_index());
+    m_rr = keep ? i : (i + 1) % n;
     if (m_cfg.rc) {
-      if (s.snd_una + 1 == s.snd_nxt) s.progress_ps = now;  // first outstanding packet: the timer starts
-      arm_rto(s.progress_ps + m_cfg.rto_ps);
+      time_qp(i);
+      arm_rto(s.qp.progress_ps() + m_cfg.rto_ps);  // the timer runs from the first outstanding packet
     }
     // Pace at the flow's rate on wire bytes; a flow stalled behind others does
     // not earn a burst (next start counts from now at the latest).
@@ -436,11 +519,17 @@ pk::Packet* Host::next_frame() {
     if (s.rp) {
       s.rp->on_bytes_sent(p->frame_len(), now);  // DCQCN's byte counter
       rate = std::min(rate, s.rp->rate_bps());
+      cc_update(i);
       arm_cc();
     }
     s.next_ps = std::max(s.next_ps, now) + core::serialization_ps(p->wire_bytes(), rate);
-    return p;
+    out = p;
+    break;
   }
+  if (finished)
+    m_active.erase(std::remove_if(m_active.begin(), m_active.end(), [this](uint32_t i) { return !m_send[i].active; }),
+                   m_active.end());
+  if (out) return out;
   if (!m_ctrl.empty()) {  // queued above (a CM REQ), or paused: the MAC kicks us on resume
     if (paused >> m_ctrl.front()->prio & 1) return nullptr;
     pk::Packet* p = m_ctrl.front();
@@ -466,24 +555,37 @@ void Host::on_rto() {
   m_rto_at = UINT64_MAX;
   uint64_t next = UINT64_MAX;
   bool kick = false;
-  for (SendState& s : m_send) {
-    if (!s.established) {
-      if (s.cm_sent_ps && s.rec->start_ps <= now) {
+  size_t kept = 0;
+  for (size_t k = 0; k < m_timed.size(); ++k) {
+    const uint32_t i = m_timed[k];
+    SendState& s = m_send[i];
+    if (!s.qp.established()) {
+      m_timed[kept++] = i;
+      if (s.qp.req_sent_ps() && s.rec->start_ps <= now) {
         kick = true;  // next_frame re-sends the REQ when it is due
-        next = std::min(next, s.cm_sent_ps + m_cfg.rto_ps);
+        next = std::min(next, s.qp.rto_deadline());
       }
       continue;
     }
-    if (s.done || s.snd_una == s.snd_nxt) continue;
-    if (now - s.progress_ps >= m_cfg.rto_ps) {
-      // Timeout: go back to the oldest unacknowledged packet.
+    if (s.qp.on_timer(now)) {
+      // Timeout: back to the oldest unacknowledged packet. The event is armed
+      // for rto after it even though nothing is outstanding until the resend.
       ++s.rec->timeouts;
-      s.snd_nxt = s.snd_una;
-      s.progress_ps = now;
+      activate(i);
       kick = true;
+      m_timed[kept++] = i;
+      next = std::min(next, s.qp.progress_ps() + m_cfg.rto_ps);
+      continue;
     }
-    next = std::min(next, s.progress_ps + m_cfg.rto_ps);
+    const uint64_t due = s.qp.rto_deadline();
+    if (due == rc::kNever) {
+      s.timed = false;  // nothing outstanding: back with its next packet
+      continue;
+    }
+    m_timed[kept++] = i;
+    next = std::min(next, due);
   }
+  m_timed.resize(kept);
   if (next != UINT64_MAX) arm_rto(std::max(next, now + 1));
   if (kick) mac.kick();
 }
@@ -509,56 +611,33 @@ void Host::on_data(RecvState& st, const pk::Meta& m) {
     if (r.bytes_received >= r.total_bytes() && r.messages_received >= r.messages) flow_received(r);
     return;
   }
-  const uint64_t idx = psn_to_index(st.epsn, m.psn);
-  if (idx == st.epsn) {
-    ++st.epsn;
-    st.nak_outstanding = false;
+  const rc::RxResult x = st.rx.on_data(m.psn, m.ackreq, m.l4_payload_len);
+  if (x.verdict == rc::RxVerdict::in_order) {
     r.bytes_received += m.l4_payload_len;
     if (msg_end) ++r.messages_received;
-    const bool complete = r.bytes_received >= r.total_bytes();
-    if (m.ackreq || ++st.since_ack >= m_cfg.ack_every || complete) {
-      st.since_ack = 0;
-      send_ack(st, m.psn, kAckSyndrome);
-    }
-    if (complete) flow_received(r);
-  } else if (idx > st.epsn) {
-    // A gap: NAK the expected PSN once; the sender goes back N.
+  } else if (x.verdict == rc::RxVerdict::gap) {
     ++r.psn_errors;
-    if (!st.nak_outstanding) {
-      st.nak_outstanding = true;
-      send_ack(st, static_cast<uint32_t>(st.epsn & 0xffffff), kNakPsnSeqError);
-    }
-  } else {
-    // A duplicate (after a go-back-N): acknowledge what we have.
-    send_ack(st, static_cast<uint32_t>((st.epsn - 1) & 0xffffff), kAckSyndrome);
   }
+  if (x.response != rc::RxResponse::none) send_ack(st, x.psn, x.syndrome);
+  if (x.complete) flow_received(r);
 }
 
 void Host::on_ack(const pk::Meta& m) {
   const size_t qi = m.dest_qp - kFirstQp;
   if (m.dest_qp < kFirstQp || qi >= m_send_by_qp.size() || m_send_by_qp[qi] < 0) return;
-  SendState& s = m_send[static_cast<size_t>(m_send_by_qp[qi])];
+  const uint32_t i = static_cast<uint32_t>(m_send_by_qp[qi]);
+  SendState& s = m_send[i];
   FlowRecord& r = *s.rec;
   const uint64_t now = core::now_ps();
   if (m.aeth_syndrome >> 5 == 0) {  // ACK: everything up to psn received
-    const uint64_t idx = psn_to_index(s.snd_una, m.psn) + 1;
-    if (idx > s.snd_una && idx <= s.high_sent) {
-      s.snd_una = idx;
-      s.progress_ps = now;
-      if (s.snd_nxt < s.snd_una) s.snd_nxt = s.snd_una;
-      if (s.snd_una >= s.total_pkts && !s.done) {
-        s.done = true;
-        r.acked_ps = now;
-      }
+    if (s.qp.on_ack(m.psn, now)) {
+      if (s.qp.done() && r.acked_ps == UINT64_MAX) r.acked_ps = now;
       mac.kick();  // the window may have opened
     }
-  } else if (m.aeth_syndrome == kNakPsnSeqError) {
+  } else if (m.aeth_syndrome == rc::kNakPsnSeqError) {
     ++r.naks_received;
-    const uint64_t idx = psn_to_index(s.snd_una, m.psn);
-    if (idx >= s.snd_una && idx <= s.high_sent) {
-      s.snd_una = idx;
-      s.snd_nxt = idx;  // go back N
-      s.progress_ps = now;
+    if (s.qp.on_nak(m.psn, now)) {  // go back N
+      activate(i);
       mac.kick();
     }
   }
@@ -568,22 +647,28 @@ void Host::on_cm(const pk::Meta& m) {
   const uint32_t fid = (m.cm_local_comm_id - 1) / 2;
   if (m.cm_attr_id == pk::cm::kReq) {
     // Receiver side: find the flow by the sender's QP and address, answer REP.
-    for (RecvState& st : m_recv) {
-      if (!st.rec || st.rec->id != fid || st.peer_ip != m.src_ip || st.rec->src_qp != m.cm_local_qpn) continue;
-      send_cm(pk::cm::kRep, *st.rec, st.peer_ip, st.peer_mac, false);
-      return;
-    }
-  } else if (m.cm_attr_id == pk::cm::kRep) {
-    const uint32_t sfid = (m.cm_remote_comm_id - 1) / 2;
-    for (SendState& s : m_send) {
-      if (s.rec->id != sfid || s.established) continue;
-      s.established = true;
-      send_cm(pk::cm::kRtu, *s.rec, s.peer_ip, s.peer_mac, true);
-      mac.kick();
-      return;
-    }
+    const auto it = m_recv_by_flow.find(fid);
+    if (it == m_recv_by_flow.end()) return;
+    RecvState& st = m_recv[it->second];
+    if (st.peer_ip != m.src_ip || st.rec->src_qp != m.cm_local_qpn) return;
+    st.rx.on_req();
+    send_cm(pk::cm::kRep, *st.rec, st.peer_ip, st.peer_mac, false);
+    return;
   }
-  // RTU (and duplicates): nothing to do; data is accepted once it arrives.
+  if (m.cm_attr_id == pk::cm::kRep) {
+    const auto it = m_send_by_flow.find((m.cm_remote_comm_id - 1) / 2);
+    if (it == m_send_by_flow.end()) return;
+    SendState& s = m_send[it->second];
+    if (!s.qp.on_rep()) return;  // a duplicate
+    send_cm(pk::cm::kRtu, *s.rec, s.peer_ip, s.peer_mac, true);
+    mac.kick();
+    return;
+  }
+  if (m.cm_attr_id == pk::cm::kRtu) {
+    const auto it = m_recv_by_flow.find(fid);
+    if (it != m_recv_by_flow.end() && m_recv[it->second].peer_ip == m.src_ip) m_recv[it->second].rx.on_rtu();
+  }
+  // Data is accepted once it arrives, RTU or not (rc/rc_qp.h).
 }
 
 void Host::b_transport(pk::Packet& pkt, sc_time&) {
@@ -630,6 +715,7 @@ void Host::process(pk::Packet* p) {
       ++s.rec->cnps_received;
       if (s.rp) {
         s.rp->on_cnp(core::now_ps());
+        cc_update(static_cast<uint32_t>(m_send_by_qp[qi]));
         arm_cc();
       }
     }

@@ -8,12 +8,21 @@
 //   open_loop: the sender paces packets at its rate and never waits; the
 //              receiver counts bytes and PSN errors (no ACKs).
 // Several QPs share the port round-robin (byte-fair at equal rates); each is
-// paced at its own rate. Paused priorities (PFC) wait.
+// paced at its own rate. Paused priorities (PFC) wait. The RC rules (PSNs,
+// ACK/NAK, go-back-N, timeout, CM) are the pure block tb/nic/rc; this class
+// builds and sends the frames it decides on, and holds the port arbitration,
+// pacing, the receive buffer, DCQCN's timers and storm injection.
+// Per-packet work does not grow with the number of QPs: the round robin
+// visits only QPs that may send (flows not yet started wait in a heap by
+// start time), the timeout visits only QPs with a timer running, and DCQCN's
+// timers are a heap by due time.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include <systemc>
@@ -23,6 +32,7 @@
 #include "link/mac.h"
 #include "nic/cc/dcqcn_np.h"
 #include "nic/cc/dcqcn_rp.h"
+#include "nic/rc/rc_qp.h"
 #include "packet/build.h"
 
 namespace rocesim::host {
@@ -174,22 +184,20 @@ class Host : public sc_core::sc_module,
  private:
   // Packets are numbered 0..total_pkts-1 within a flow; PSN = index mod 2^24.
   struct SendState {
+    SendState(FlowRecord* r, uint32_t ip, packet::Mac mac, uint32_t packets_per_message, const rc::RcRequester& q)
+        : rec(r), peer_ip(ip), peer_mac(mac), ppm(packets_per_message), qp(q) {}
     FlowRecord* rec;
     uint32_t peer_ip;
     packet::Mac peer_mac;
     uint32_t ppm = 1;                  // packets per message
-    uint64_t total_pkts = 0;
-    uint64_t snd_nxt = 0;              // next packet to send
-    uint64_t snd_una = 0;              // oldest unacknowledged (RC)
-    uint64_t high_sent = 0;            // packets ever sent (beyond: first transmissions)
+    rc::RcRequester qp;                // RC requester (open loop: its packet sequence only)
     uint64_t next_ps = 0;              // pacing: earliest start of the next packet
-    uint64_t progress_ps = 0;          // RC: last ACK progress (for the timeout)
-    uint64_t cm_sent_ps = 0;
-    bool established = false;          // RC: CM handshake done (open loop: always)
-    bool done = false;                 // RC: everything acknowledged
     bool blocked = false;              // waits for release_flow()
+    bool active = false;               // in m_active
+    bool timed = false;                // in m_timed
     uint64_t deficit = 0;              // DRR among QPs: payload bytes this QP may still send
     uint16_t udp_sport = 0;
+    uint64_t cc_key = rc::kNever;      // rp->next_event_ps() as last put in m_cc_heap
     std::unique_ptr<cc::DcqcnRp> rp;   // DCQCN reaction point (with cc: dcqcn)
   };
   struct RecvState {
@@ -197,12 +205,11 @@ class Host : public sc_core::sc_module,
     uint32_t peer_ip = 0;
     packet::Mac peer_mac = 0;
     uint16_t udp_sport = 0;
-    uint64_t epsn = 0;                 // next expected packet index (RC)
+    rc::RcResponder rx;                // RC responder
     uint32_t expected_psn = 0;         // open loop: next expected PSN
-    uint32_t since_ack = 0;
-    bool nak_outstanding = false;
     cc::DcqcnNp np{0};                 // notification point: CNP pacing per QP
   };
+  using TimedIndex = std::pair<uint64_t, uint32_t>;  // (time, index into m_send), min-heaps below
   void on_wake();
   void on_storm();
   void on_rto();
@@ -216,8 +223,17 @@ class Host : public sc_core::sc_module,
   void rx_transition(uint8_t prio, bool xoff);
   void arm_rx_refresh(uint64_t t_ps);
   void arm_cc();
+  // After a call into s's reaction point: its next timer into m_cc_heap.
+  void cc_update(uint32_t i);
+  rc::RcConfig rc_config() const;
+  // An unblocked flow: into m_starts until its start, else m_active.
+  void start_qp(uint32_t i);
+  // QP i may send (again): into m_active, in index order.
+  void activate(uint32_t i);
+  // QP i has a timer running (REQ repeat or data): into m_timed.
+  void time_qp(uint32_t i);
   static void log_rp(void* ctx, const cc::RpSample& s);
-  packet::Packet* make_packet(SendState& s, uint64_t idx);
+  packet::Packet* make_packet(SendState& s, const rc::TxPacket& tx);
   uint32_t payload_of(const SendState& s, uint64_t idx) const;
   // Ethernet and IPv4 fields of a frame from this NIC to a peer.
   void headers(packet::EthSpec& eth, packet::Ipv4Spec& ip, packet::Mac peer_mac, uint32_t peer_ip, uint8_t pcp,
@@ -233,13 +249,23 @@ class Host : public sc_core::sc_module,
   void on_cm(const packet::Meta& m);
   void arm_rto(uint64_t t_ps);
   void flow_received(FlowRecord& r);
-  uint64_t psn_to_index(uint64_t base, uint32_t psn) const;
 
   HostConfig m_cfg;
   link::Ledger& m_ledger;
   std::vector<SendState> m_send;
   std::vector<RecvState> m_recv;       // indexed by dst_qp - kFirstQp
   std::vector<int> m_send_by_qp;       // src_qp - kFirstQp -> index into m_send, or -1
+  std::unordered_map<uint32_t, uint32_t> m_send_by_flow, m_recv_by_flow;  // flow id -> m_send / m_recv index (CM)
+  // The QPs next_frame() visits, ascending: started, not blocked, with a
+  // packet to send or a connection to set up. A QP leaves when it has
+  // nothing left (found by the scan) and comes back on a go-back.
+  std::vector<uint32_t> m_active;
+  std::vector<TimedIndex> m_starts;    // unblocked flows not started yet, by start time
+  std::vector<uint32_t> m_timed;       // QPs that may have a timer running (on_rto visits only these)
+  // DCQCN: (rp->next_event_ps(), index) of each QP with a timer pending, and
+  // stale entries (key no longer the QP's cc_key) dropped when they surface.
+  std::vector<TimedIndex> m_cc_heap;
+  std::vector<uint32_t> m_due;         // on_cc: the QPs due now
   core::Ring<packet::Packet*> m_ctrl{16};
   core::Timer m_rto_ev;
   core::Timer m_cc_ev;

@@ -488,33 +488,16 @@ std::string Fabric::hpcc_flow_file() const {
   return o.str();
 }
 
-std::string Fabric::cc_csv() const {
-  std::string o = "time_ns,flow,event,trigger,rate_bps,target_bps,alpha\n";
-  std::vector<host::CcSample> ev = m_cc;
-  std::stable_sort(ev.begin(), ev.end(), [](const host::CcSample& a, const host::CcSample& b) {
-    return a.s.time_ps < b.s.time_ps;
-  });
-  char line[200];
-  for (const host::CcSample& e : ev) {
-    std::snprintf(line, sizeof line, "%" PRIu64 ".%03" PRIu64 ",%u,%s,%s,%" PRIu64 ",%" PRIu64 ",%.9f\n",
-                  e.s.time_ps / 1000, e.s.time_ps % 1000, e.flow, cc::rp_event_name(e.s.event),
-                  cc::rp_trigger_name(e.s.trigger), e.s.rate_bps, e.s.target_bps, e.s.alpha);
-    o += line;
-  }
-  return o;
-}
+std::string Fabric::cc_csv() const { return event_csv(m_cc, kCcCsvHeader); }
 
-std::string Fabric::pfc_csv() const {
-  std::vector<pfc::Event> ev = m_events;
-  std::stable_sort(ev.begin(), ev.end(), [](const pfc::Event& a, const pfc::Event& b) { return a.t_ps < b.t_ps; });
-  std::string o = "time_ns,node,port,priority,event\n";
-  char line[160];
-  for (const pfc::Event& e : ev) {
-    std::snprintf(line, sizeof line, "%" PRIu64 ".%03" PRIu64 ",%s,%u,%u,%s\n", e.t_ps / 1000, e.t_ps % 1000, e.node,
-                  e.port, unsigned(e.prio), e.what);
-    o += line;
-  }
-  return o;
+std::string Fabric::pfc_csv() const { return event_csv(m_events, kPfcCsvHeader); }
+
+bool Fabric::open_event_logs(const std::string& dir, std::string& why) {
+  m_pfc_stream = std::make_unique<EventCsvStream>();
+  if (!m_pfc_stream->open(dir + "/pfc.csv", kPfcCsvHeader, why)) return false;
+  if (!has_cc_log()) return true;
+  m_cc_stream = std::make_unique<EventCsvStream>();
+  return m_cc_stream->open(dir + "/cc.csv", kCcCsvHeader, why);
 }
 
 bool Fabric::close_streams() {
@@ -562,6 +545,8 @@ bool Fabric::close_streams(std::vector<OutputFailure>& failed) {
   close_stream(m_flow_series, m_flow_series_path, m_flow_series_errno, failed);
   close_stream(m_ops, m_ops_path, 0, failed);
   close_stream(m_series, m_series_path, m_series_errno, failed);
+  if (m_pfc_stream) m_pfc_stream->close(m_events, failed);
+  if (m_cc_stream) m_cc_stream->close(m_cc, failed);
   return failed.size() == before;
 }
 
@@ -615,6 +600,8 @@ RunResult Fabric::run(const RunControl& ctl) {
       // The calendar runs ahead of the kernel within the slice (core/calendar.h).
       calendar.set_run_ahead(now + d);
       sc_start(core::ps(d));
+      if (m_pfc_stream) m_pfc_stream->flush(m_events, core::now_ps());  // every row before now is in
+      if (m_cc_stream) m_cc_stream->flush(m_cc, core::now_ps());
       if (m_inv && core::now_ps() % kInvariantSlicePs == 0 && !m_inv->check(false)) break;
       const double w = std::chrono::duration<double>(std::chrono::steady_clock::now() - ts).count();
       if (w < 0.005 && slice_ps < end_ps) slice_ps *= 2;

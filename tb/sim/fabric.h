@@ -28,6 +28,8 @@ class QmRtl;  // rtl/sim/qm_rtl.h, in builds with Verilator
 namespace rocesim::sim {
 
 // A capture request: --pcap NODE:PORT.
+class EventCsvStream;  // sim/outputs.h
+
 struct PcapRequest {
   std::string arg;   // as given, for messages
   std::string node;
@@ -89,6 +91,10 @@ class Fabric : public sc_core::sc_module, public host::FlowListener {
   bool open_op_record(const std::string& path, std::string& why);
   // Opens DIR/queues.csv(.partial) for the queue time series (when there are switches).
   bool open_time_series(const std::string& dir, std::string& why);
+  // Streams pfc.csv (and cc.csv with has_cc_log()) into DIR during run():
+  // after each slice the rows before its end are written and leave memory
+  // (pfc_events() then holds only the rest); close_streams() writes the last.
+  bool open_event_logs(const std::string& dir, std::string& why);
   // Closes and renames every streamed output. False on an I/O error.
   bool close_streams();
   // The same, attempting every output even when one fails; a failed one's
@@ -105,7 +111,8 @@ class Fabric : public sc_core::sc_module, public host::FlowListener {
   void check_invariants(bool on);
   // The checker (with its violation, if any), or null when not checking.
   const InvariantChecker* invariants() const { return m_inv.get(); }
-  // pfc.csv: every XOFF/XON sent, pause start/end seen, watchdog event, in time order.
+  // pfc.csv: every XOFF/XON sent, pause start/end seen, watchdog event, in
+  // time order (of the rows held in memory: all of them unless streamed).
   std::string pfc_csv() const;
   // cc.csv: every DCQCN reaction point event (rate, target, alpha), in time order.
   std::string cc_csv() const;
@@ -169,6 +176,7 @@ class Fabric : public sc_core::sc_module, public host::FlowListener {
   core::Timer m_sample_ev;
   std::vector<pfc::Event> m_events;
   std::vector<host::CcSample> m_cc;
+  std::unique_ptr<EventCsvStream> m_pfc_stream, m_cc_stream;  // open_event_logs()
   std::vector<uint32_t> m_waiting;                 // per flow: dependencies not yet complete
   std::vector<std::vector<uint32_t>> m_dependents; // per flow: flows waiting for it
   size_t m_flows_left = 0;

@@ -222,6 +222,66 @@ bool prepare_out_dir(const std::string& dir, bool force, std::string& why) {
   return true;
 }
 
+void append_row(std::string& out, const pfc::Event& e) {
+  char line[160];
+  std::snprintf(line, sizeof line, "%" PRIu64 ".%03" PRIu64 ",%s,%u,%u,%s\n", e.t_ps / 1000, e.t_ps % 1000, e.node,
+                e.port, unsigned(e.prio), e.what);
+  out += line;
+}
+
+void append_row(std::string& out, const host::CcSample& e) {
+  char line[200];
+  std::snprintf(line, sizeof line, "%" PRIu64 ".%03" PRIu64 ",%u,%s,%s,%" PRIu64 ",%" PRIu64 ",%.9f\n",
+                e.s.time_ps / 1000, e.s.time_ps % 1000, e.flow, cc::rp_event_name(e.s.event),
+                cc::rp_trigger_name(e.s.trigger), e.s.rate_bps, e.s.target_bps, e.s.alpha);
+  out += line;
+}
+
+EventCsvStream::~EventCsvStream() {
+  // Not closed (an early exit): the .partial stays behind as an incomplete file.
+  if (m_f) std::fclose(m_f);
+}
+
+bool EventCsvStream::open(const std::string& path, const char* header, std::string& why) {
+  m_path = path;
+  m_f = std::fopen((path + ".partial").c_str(), "w");
+  if (!m_f) {
+    why = "cannot write " + path + ": " + std::strerror(errno);
+    return false;
+  }
+  m_buf = header;
+  write_buffer();
+  return true;
+}
+
+void EventCsvStream::write_buffer() {
+  errno = 0;
+  if (std::fwrite(m_buf.data(), 1, m_buf.size(), m_f) != m_buf.size() && !m_errno) m_errno = errno ? errno : EIO;
+}
+
+void EventCsvStream::finish(std::vector<OutputFailure>& failed) {
+  if (!m_f) return;
+  if (m_late)
+    std::fprintf(stderr, "rocesim: warning: %s: %" PRIu64 " rows arrived behind the written time and were written late\n",
+                 m_path.c_str(), m_late);
+  const std::string tmp = m_path + ".partial";
+  errno = 0;
+  bool ok = std::ferror(m_f) == 0 && !m_errno;
+  int err = m_errno;
+  if (std::fclose(m_f) != 0 && ok) {
+    ok = false;
+    err = errno;
+  }
+  m_f = nullptr;
+  if (ok && std::rename(tmp.c_str(), m_path.c_str()) != 0) {
+    ok = false;
+    err = errno;
+  }
+  if (ok) return;
+  std::remove(tmp.c_str());
+  failed.push_back({m_path, err ? std::strerror(err) : "write error"});
+}
+
 std::string ps_to_ns_text(uint64_t ps) {
   char b[40];
   std::snprintf(b, sizeof b, "%" PRIu64 ".%03" PRIu64, ps / 1000, ps % 1000);
