@@ -13,10 +13,25 @@ PacketBuffer::PacketBuffer(sc_module_name name, const BufferConfig& cfg)
     : sc_module(name),
       tsck("tsck"),
       m_cfg(cfg),
-      m_mem(static_cast<uint8_t*>(std::calloc(static_cast<size_t>(cfg.total_cells) * cfg.cell_bytes, 1))) {
+      m_block(cfg.total_cells) {
   tsck.register_b_transport(this, &PacketBuffer::b_transport);
   tsck.register_transport_dbg(this, &PacketBuffer::transport_dbg);
-  if (!m_mem && cfg.total_cells) throw std::bad_alloc();
+}
+
+uint32_t PacketBuffer::new_block() {
+  if (m_free_blocks.empty()) {
+    // A chunk more: the pool grows only when more cells hold bytes at once
+    // than ever before, so a run in steady state allocates nothing here.
+    const uint32_t first = static_cast<uint32_t>(m_chunks.size() * kChunkBlocks);
+    m_chunks.push_back(std::make_unique<uint8_t[]>(size_t(kChunkBlocks) * m_cfg.cell_bytes));
+    // Room for every block on the free list, so a release never allocates.
+    const size_t total = m_chunks.size() * kChunkBlocks;
+    if (m_free_blocks.capacity() < total) m_free_blocks.reserve(std::max(total, 2 * m_free_blocks.capacity()));
+    for (uint32_t i = kChunkBlocks; i-- > 0;) m_free_blocks.push_back(first + i);  // lowest first out
+  }
+  const uint32_t b = m_free_blocks.back();
+  m_free_blocks.pop_back();
+  return b;
 }
 
 uint64_t PacketBuffer::reserve(Calendar& c, uint32_t per_cycle, uint64_t t_ps, uint32_t cells, uint64_t& wait_ps) {
@@ -38,15 +53,29 @@ uint64_t PacketBuffer::reserve(Calendar& c, uint32_t per_cycle, uint64_t t_ps, u
   return done;
 }
 
-void PacketBuffer::copy_chain(uint32_t head, uint8_t* data, uint32_t len, bool write) {
+void PacketBuffer::copy_chain(uint32_t head, uint8_t* data, uint32_t len, Access how) {
   uint32_t cell = head, off = 0;
   while (off < len && cell != kNoCell) {
     const uint32_t n = std::min(m_cfg.cell_bytes, len - off);
-    uint8_t* mem = m_mem.get() + static_cast<size_t>(cell) * m_cfg.cell_bytes;
-    if (write) {
-      std::memcpy(mem, data + off, n);
+    uint32_t& slot = m_block[cell];
+    if (how == Access::write) {
+      if (slot == 0) {
+        // A block that held another cell's bytes: what this write leaves
+        // unwritten reads as zero, as in a cell never written.
+        slot = new_block() + 1;
+        ++m_blocks_held;
+        std::memset(block(slot - 1) + n, 0, m_cfg.cell_bytes - n);
+      }
+      std::memcpy(block(slot - 1), data + off, n);
+    } else if (slot == 0) {
+      std::memset(data + off, 0, n);
     } else {
-      std::memcpy(data + off, mem, n);
+      std::memcpy(data + off, block(slot - 1), n);
+      if (how == Access::read) {
+        m_free_blocks.push_back(slot - 1);
+        slot = 0;
+        --m_blocks_held;
+      }
     }
     off += n;
     if (off < len) {
@@ -72,11 +101,11 @@ void PacketBuffer::b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
   const uint64_t t = now + core::to_ps(delay) - std::min(lead, now + core::to_ps(delay));
   uint64_t done;
   if (gp.is_write()) {
-    copy_chain(head, gp.get_data_ptr(), len, true);
+    copy_chain(head, gp.get_data_ptr(), len, Access::write);
     done = reserve_write(t, cells);
     m_stats.write_cells += cells;
   } else if (gp.is_read()) {
-    copy_chain(head, gp.get_data_ptr(), len, false);
+    copy_chain(head, gp.get_data_ptr(), len, Access::read);
     done = reserve_read(t, cells);
     m_stats.read_cells += cells;
   } else {
@@ -90,7 +119,8 @@ void PacketBuffer::b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
 unsigned int PacketBuffer::transport_dbg(tlm::tlm_generic_payload& gp) {
   const uint64_t addr = gp.get_address();
   if (addr % m_cfg.cell_bytes != 0 || addr / m_cfg.cell_bytes >= m_cfg.total_cells) return 0;
-  copy_chain(static_cast<uint32_t>(addr / m_cfg.cell_bytes), gp.get_data_ptr(), gp.get_data_length(), gp.is_write());
+  copy_chain(static_cast<uint32_t>(addr / m_cfg.cell_bytes), gp.get_data_ptr(), gp.get_data_length(),
+             gp.is_write() ? Access::write : Access::read_keep);
   return gp.get_data_length();
 }
 
