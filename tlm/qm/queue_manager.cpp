@@ -21,9 +21,18 @@ QueueManager::QueueManager(const Config& cfg) : m_cfg(cfg), m_mmu(cfg.mmu) {
   const size_t n = cfg.mmu.ports.size();
   m_q.resize(n * kQueues);
   m_gen.resize(n * kQueues);
-  m_markers.reserve(n * kQueues);
+  for (int q = 0; q < kQueues; ++q) {
+    if (cfg.ecn[q].mode == ecn::MarkerConfig::Mode::off) {
+      (void)ecn::Marker(cfg.ecn[q]);  // validated all the same (throws as a kept one would)
+      m_marker_of[q] = -1;
+    } else {
+      m_marker_of[q] = static_cast<int8_t>(m_markers_per_port++);
+    }
+  }
+  m_markers.reserve(n * m_markers_per_port);
   for (size_t p = 0; p < n; ++p)
-    for (int q = 0; q < kQueues; ++q) m_markers.emplace_back(cfg.ecn[q]);
+    for (int q = 0; q < kQueues; ++q)
+      if (m_marker_of[q] >= 0) m_markers.emplace_back(cfg.ecn[q]);
 }
 
 PfcAction QueueManager::pfc_eval(uint16_t port, uint8_t pg, const mmu::PgState& st, bool in_headroom) {
@@ -35,8 +44,9 @@ PfcAction QueueManager::pfc_eval(uint16_t port, uint8_t pg, const mmu::PgState& 
   }
 }
 
-EcnResult QueueManager::ecn_decide(size_t q, uint64_t len, uint8_t ecn, uint32_t rand32) {
-  const ecn::Decision d = m_markers[q].decide_with(len, ecn, rand32);
+EcnResult QueueManager::ecn_decide(uint16_t port, uint8_t queue, uint64_t len, uint8_t ecn, uint32_t rand32) {
+  ecn::Marker& m = m_markers[size_t(port) * m_markers_per_port + size_t(m_marker_of[queue])];
+  const ecn::Decision d = m.decide_with(len, ecn, rand32);
   return EcnResult{true, d.would_mark, d.mark, d.drew};
 }
 
@@ -89,7 +99,8 @@ EnqueueResult QueueManager::enqueue(const EnqueueOp& op) {
   Queue& qu = m_q[q];
   const ecn::MarkerConfig& mc = m_cfg.ecn[op.queue];
   if (op.ecn_frame && mc.mode != ecn::MarkerConfig::Mode::off && mc.point == ecn::MarkerConfig::Point::enqueue)
-    out.ecn = ecn_decide(q, mc.unit == ecn::MarkerConfig::Unit::cells ? q_cells_before : qu.bytes, op.ecn, op.rand32);
+    out.ecn = ecn_decide(op.out_port, op.queue, mc.unit == ecn::MarkerConfig::Unit::cells ? q_cells_before : qu.bytes,
+                         op.ecn, op.rand32);
 
   uint32_t id;
   if (!m_desc_free.empty()) {
@@ -171,7 +182,8 @@ DequeueResult QueueManager::dequeue(const DequeueOp& op) {
   const ecn::MarkerConfig& mc = m_cfg.ecn[op.queue];
   if (!op.discard && op.ecn_frame && mc.mode != ecn::MarkerConfig::Mode::off &&
       mc.point == ecn::MarkerConfig::Point::dequeue)
-    out.ecn = ecn_decide(q, mc.unit == ecn::MarkerConfig::Unit::cells ? rel.queue.total() : qu.bytes, op.ecn, op.rand32);
+    out.ecn = ecn_decide(op.port, op.queue, mc.unit == ecn::MarkerConfig::Unit::cells ? rel.queue.total() : qu.bytes,
+                         op.ecn, op.rand32);
   return out;
 }
 

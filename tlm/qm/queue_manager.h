@@ -234,7 +234,12 @@ class QueueManager final : public QueueManagerIf {
 
   // The model's counters and components, for statistics and checks.
   const mmu::Mmu& mmu() const { return m_mmu; }
-  const ecn::Counters& ecn_counters(uint16_t port, uint8_t queue) const { return m_markers[qi(port, queue)].counters(); }
+  // A queue whose marker is off has no marker (and counts nothing: zeros).
+  const ecn::Counters& ecn_counters(uint16_t port, uint8_t queue) const {
+    static const ecn::Counters kNone{};
+    const int8_t m = m_marker_of[queue];
+    return m < 0 ? kNone : m_markers[size_t(port) * m_markers_per_port + size_t(m)].counters();
+  }
   // Cells reachable on the free list from its head, at most total + 1 (more
   // means a cycle): O(free cells), for invariant checks.
   uint32_t free_list_length() const;
@@ -270,7 +275,7 @@ class QueueManager final : public QueueManagerIf {
   // caller counts them in m_free_count).
   uint32_t take_cells(uint32_t n);
   PfcAction pfc_eval(uint16_t port, uint8_t pg, const mmu::PgState& st, bool in_headroom);
-  EcnResult ecn_decide(size_t q, uint64_t len, uint8_t ecn, uint32_t rand32);
+  EcnResult ecn_decide(uint16_t port, uint8_t queue, uint64_t len, uint8_t ecn, uint32_t rand32);
 
   Config m_cfg;
   mmu::Mmu m_mmu;
@@ -283,7 +288,11 @@ class QueueManager final : public QueueManagerIf {
   std::vector<uint32_t> m_desc_free;  // free descriptors (LIFO)
   std::vector<Queue> m_q;         // port * 8 + queue
   std::vector<pfc::Generator> m_gen;  // port * 8 + pg
-  std::vector<ecn::Marker> m_markers; // port * 8 + queue
+  // Markers only for the queue indices whose marker is not off:
+  // m_markers[port * m_markers_per_port + m_marker_of[queue]].
+  std::array<int8_t, kQueues> m_marker_of{};
+  uint32_t m_markers_per_port = 0;
+  std::vector<ecn::Marker> m_markers;
 };
 
 }  // namespace rocesim::qm
