@@ -16,21 +16,20 @@ PacketBuffer::PacketBuffer(sc_module_name name, const BufferConfig& cfg)
       m_block(cfg.total_cells) {
   tsck.register_b_transport(this, &PacketBuffer::b_transport);
   tsck.register_transport_dbg(this, &PacketBuffer::transport_dbg);
+  m_pool[kSmall].bytes = std::min(cfg.cell_bytes, kSmallBlockBytes);
+  m_pool[kFull].bytes = cfg.cell_bytes;
 }
 
-uint32_t PacketBuffer::new_block() {
-  if (m_free_blocks.empty()) {
-    // A chunk more: the pool grows only when more cells hold bytes at once
-    // than ever before, so a run in steady state allocates nothing here.
-    const uint32_t first = static_cast<uint32_t>(m_chunks.size() * kChunkBlocks);
-    m_chunks.push_back(std::make_unique<uint8_t[]>(size_t(kChunkBlocks) * m_cfg.cell_bytes));
+uint32_t PacketBuffer::Pool::take() {
+  if (free.empty()) {
+    const uint32_t first = static_cast<uint32_t>(allocated());
+    chunks.push_back(std::make_unique<uint8_t[]>(size_t(kChunkBlocks) * bytes));
     // Room for every block on the free list, so a release never allocates.
-    const size_t total = m_chunks.size() * kChunkBlocks;
-    if (m_free_blocks.capacity() < total) m_free_blocks.reserve(std::max(total, 2 * m_free_blocks.capacity()));
-    for (uint32_t i = kChunkBlocks; i-- > 0;) m_free_blocks.push_back(first + i);  // lowest first out
+    if (free.capacity() < allocated()) free.reserve(std::max(allocated(), 2 * free.capacity()));
+    for (uint32_t i = kChunkBlocks; i-- > 0;) free.push_back(first + i);  // lowest first out
   }
-  const uint32_t b = m_free_blocks.back();
-  m_free_blocks.pop_back();
+  const uint32_t b = free.back();
+  free.pop_back();
   return b;
 }
 
@@ -59,22 +58,35 @@ void PacketBuffer::copy_chain(uint32_t head, uint8_t* data, uint32_t len, Access
     const uint32_t n = std::min(m_cfg.cell_bytes, len - off);
     uint32_t& slot = m_block[cell];
     if (how == Access::write) {
-      if (slot == 0) {
-        // A block that held another cell's bytes: what this write leaves
-        // unwritten reads as zero, as in a cell never written.
-        slot = new_block() + 1;
-        ++m_blocks_held;
-        std::memset(block(slot - 1) + n, 0, m_cfg.cell_bytes - n);
+      const bool full_needed = n > m_pool[kSmall].bytes;
+      if (slot == 0 || (full_needed && !(slot & kFullBit))) {
+        // A new block: its bytes this write leaves unwritten read as zero,
+        // whatever the block held before. A write starts at the cell's first
+        // byte, so one too long for a small block overwrites all it held.
+        if (slot != 0) {
+          m_pool[kSmall].give(slot - 1);
+        } else {
+          ++m_cells_held;
+        }
+        Pool& to = m_pool[full_needed ? kFull : kSmall];
+        const uint32_t b = to.take();
+        std::memset(to.at(b) + n, 0, to.bytes - n);
+        slot = (full_needed ? kFullBit : 0) | (b + 1);
       }
-      std::memcpy(block(slot - 1), data + off, n);
+      Pool& pl = m_pool[slot & kFullBit ? kFull : kSmall];
+      std::memcpy(pl.at((slot & ~kFullBit) - 1), data + off, n);
     } else if (slot == 0) {
       std::memset(data + off, 0, n);
     } else {
-      std::memcpy(data + off, block(slot - 1), n);
+      Pool& pl = m_pool[slot & kFullBit ? kFull : kSmall];
+      const uint32_t b = (slot & ~kFullBit) - 1;
+      const uint32_t have = std::min(n, pl.bytes);
+      std::memcpy(data + off, pl.at(b), have);
+      if (have < n) std::memset(data + off + have, 0, n - have);  // beyond a small block: never written
       if (how == Access::read) {
-        m_free_blocks.push_back(slot - 1);
+        pl.give(b);
         slot = 0;
-        --m_blocks_held;
+        --m_cells_held;
       }
     }
     off += n;

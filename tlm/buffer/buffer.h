@@ -12,7 +12,10 @@
 // header bytes (the payload is held as a length, so it moves no bytes).
 //
 // Storage: bytes are kept only for cells that hold them. A cell written gets
-// a block of cell_bytes from a pool (the bytes not written read as zero); a
+// a block from a pool (the bytes not written read as zero): a small block of
+// kSmallBlockBytes when the write fills no more of the cell (a header: a
+// RoCEv2 frame's is 54..78 bytes), else one of cell_bytes (a cell whose
+// small block a later, longer write outgrows gets a full one); a
 // read transaction (b_transport) hands the bytes out and releases the
 // blocks of the cells it read: the packet's cells were freed by the queue
 // manager's dequeue before this read, and nothing reads a freed cell's bytes
@@ -92,9 +95,14 @@ class PacketBuffer : public sc_core::sc_module {
 
   const BufferConfig& config() const { return m_cfg; }
   const BufferStats& stats() const { return m_stats; }
-  // Cells holding bytes now, and blocks allocated (held + free in the pool).
-  size_t cells_held() const { return m_blocks_held; }
-  size_t blocks_allocated() const { return m_chunks.size() * kChunkBlocks; }
+  // Bytes of a small block (cell_bytes when that is no larger).
+  static constexpr uint32_t kSmallBlockBytes = 128;
+  // Cells holding bytes now, and blocks allocated (held + free in the pools):
+  // small ones, full (cell_bytes) ones.
+  size_t cells_held() const { return m_cells_held; }
+  size_t small_blocks_allocated() const { return m_pool[kSmall].allocated(); }
+  size_t full_blocks_allocated() const { return m_pool[kFull].allocated(); }
+  size_t blocks_allocated() const { return small_blocks_allocated() + full_blocks_allocated(); }
 
   // Bandwidth calendar: the time (ps) at which `cells` cells requested at t_ps are done.
   uint64_t reserve_write(uint64_t t_ps, uint32_t cells) { return reserve(m_wr, m_cfg.write_cells_per_cycle, t_ps, cells, m_stats.write_wait_ps); }
@@ -112,15 +120,27 @@ class PacketBuffer : public sc_core::sc_module {
   // Copies len bytes between data and the chain starting at head; a read
   // (not read_keep) releases the cells' blocks.
   void copy_chain(uint32_t head, uint8_t* data, uint32_t len, Access how);
-  uint8_t* block(uint32_t b) { return m_chunks[b / kChunkBlocks].get() + size_t(b % kChunkBlocks) * m_cfg.cell_bytes; }
-  uint32_t new_block();
 
-  static constexpr uint32_t kChunkBlocks = 64;  // blocks per pool chunk (16 KiB of 256 B cells)
+  // Blocks of one size, in chunks that never move; grown a chunk at a time,
+  // only when more blocks are held at once than ever before.
+  struct Pool {
+    static constexpr uint32_t kChunkBlocks = 64;
+    uint32_t bytes = 0;
+    std::vector<std::unique_ptr<uint8_t[]>> chunks;
+    std::vector<uint32_t> free;
+    uint8_t* at(uint32_t b) { return chunks[b / kChunkBlocks].get() + size_t(b % kChunkBlocks) * bytes; }
+    uint32_t take();
+    void give(uint32_t b) { free.push_back(b); }  // never allocates: free has room for every block
+    size_t allocated() const { return chunks.size() * kChunkBlocks; }
+  };
+  static constexpr uint32_t kSmall = 0, kFull = 1;
+  // m_block[cell]: 0 = holds nothing; else kFullBit for a full block, | 1 + its index in its pool.
+  static constexpr uint32_t kFullBit = 0x80000000u;
+
   BufferConfig m_cfg;
-  core::ZeroArray<uint32_t> m_block;  // per cell: 1 + its block, or 0 (holds nothing)
-  std::vector<std::unique_ptr<uint8_t[]>> m_chunks;  // the pool: never moved, grown a chunk at a time
-  std::vector<uint32_t> m_free_blocks;
-  size_t m_blocks_held = 0;
+  core::ZeroArray<uint32_t> m_block;
+  Pool m_pool[2];
+  size_t m_cells_held = 0;
   const CellLinks* m_links = nullptr;
   Calendar m_wr, m_rd;
   BufferStats m_stats;

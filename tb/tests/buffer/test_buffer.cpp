@@ -170,3 +170,26 @@ TEST(PacketBuffer, MemoryFollowsCellsHeldNotCellsAddressed) {
   // 320 000 (1.3 MB of index pages): far below 80 MB.
   EXPECT_LT(resident_bytes() - before, 8l << 20);
 }
+
+// A header-sized write takes a small block; a longer one into the same cell
+// (held, not read) moves it to a full block, and what that write leaves
+// unwritten reads as zero. 128 B is the small block (buffer.h).
+TEST(PacketBuffer, SmallBlocksForHeadersFullBlocksBeyond) {
+  Rig r("classes", 64);
+  r.write(4, pattern(74, 2));
+  EXPECT_GT(r.buf.small_blocks_allocated(), 0u);
+  EXPECT_EQ(r.buf.full_blocks_allocated(), 0u);
+  const std::vector<uint8_t> longer = pattern(200, 5);
+  r.write(4, longer);
+  EXPECT_GT(r.buf.full_blocks_allocated(), 0u);
+  EXPECT_EQ(r.buf.cells_held(), 1u);
+  std::vector<uint8_t> want(256, 0);
+  std::copy(longer.begin(), longer.end(), want.begin());
+  EXPECT_EQ(r.debug_read(4, 256), want);
+  // A short write into a cell with a full block keeps the rest of it, as a memory does.
+  const std::vector<uint8_t> shorter = pattern(20, 8);
+  r.write(4, shorter);
+  std::copy(shorter.begin(), shorter.end(), want.begin());
+  EXPECT_EQ(r.read(4, 256), want);
+  EXPECT_EQ(r.buf.cells_held(), 0u);
+}
