@@ -18,8 +18,12 @@ namespace {
 constexpr double kBase = 10.0 * (1 << 20);        // the process: SystemC, libraries, scenario
 constexpr double kPerHost = 21.0 * 1024;          // NIC model, its MAC and cable
 constexpr double kPerSwitch = 12.0 * 1024;        // pipeline, MMU, scheduler state
-constexpr double kPerCell = 4.0;                  // the buffer's next-cell list (uint32 per cell)
-constexpr double kPerSwitchPort = 36.0 * 1024;    // MAC, queues, ECN, shapers, half a link
+// Per buffer cell nothing is written at construction (tlm/qm, tlm/buffer:
+// the per-cell arrays are zero pages, touched only up to the peak occupancy);
+// a cell in use costs its next-cell pointer, its buffer block index (4 B
+// each) and the switch's head-cell slot (16 B), counted with the traffic.
+constexpr double kPerUsedCell = 4.0 + 4.0 + 16.0;
+constexpr double kPerSwitchPort = 32.0 * 1024;    // MAC, queues, ECN, shapers, half a link (refitted when the per-cell state became lazy)
 // queues.csv keeps the last sample of every switch queue (8 per port: deq bytes, ECN counters).
 constexpr double kPerPortSeries = 8.0 * 56;
 // A route: the topology's entry (twice: the scenario and the fabric's copy)
@@ -127,8 +131,7 @@ Estimate estimate(const Scenario& s, const std::vector<CaptureSpec>& captures, u
   // Memory.
   add(e.memory, "process", kBase, "base");
   add(e.memory, "hosts", hosts * kPerHost, num(hosts) + " x " + bytes_text(sat(kPerHost)));
-  add(e.memory, "switches", switches * (kPerSwitch + kPerCell * cells),
-      num(switches) + " x " + bytes_text(sat(kPerSwitch + kPerCell * cells)) + " (" + num(cells) + " cells)");
+  add(e.memory, "switches", switches * kPerSwitch, num(switches) + " x " + bytes_text(sat(kPerSwitch)));
   add(e.memory, "switch ports", ports * kPerSwitchPort, num(ports) + " x " + bytes_text(sat(kPerSwitchPort)));
   if (series) add(e.memory, "queue samples", ports * kPerPortSeries, num(ports) + " ports x " + bytes_text(sat(kPerPortSeries)));
   add(e.memory, "routes", routes * kPerRoute, num(routes) + " x " + num(kPerRoute) + " B");
@@ -137,12 +140,14 @@ Estimate estimate(const Scenario& s, const std::vector<CaptureSpec>& captures, u
     // Cells a frame of a full MTU occupies, and the traffic in such frames.
     const double frame = s.max_frame_bytes();
     const double frame_cells = std::ceil(frame / s.sw.cell_bytes);
-    const double in_cells = std::min(buffer_bytes, packets * frame_cells * s.sw.cell_bytes);
+    const double in_cells = std::min(buffer_bytes / s.sw.cell_bytes, packets * frame_cells);
     if (in_cells > 0) {
-      const double held = in_cells / (frame_cells * s.sw.cell_bytes);  // frames that fill those cells
-      add(e.memory, "buffered traffic", in_cells + held * kPacketDescriptor,
-          "min(" + num(switches) + " buffers x " + bytes_text(s.sw.buffer_bytes) + ", " + bytes_text(sat(traffic)) +
-              " of flows) + descriptors");
+      // Frames that fill those cells: each a packet descriptor and at most a
+      // cell's block of header bytes in the buffer (tlm/buffer/buffer.h).
+      const double held = in_cells / frame_cells;
+      add(e.memory, "buffered traffic", in_cells * kPerUsedCell + held * (kPacketDescriptor + s.sw.cell_bytes),
+          "min(" + num(switches) + " buffers x " + num(cells) + " cells, " + bytes_text(sat(traffic)) +
+              " of flows) x " + num(kPerUsedCell) + " B + descriptors and header blocks");
     }
   }
   add(e.memory, "capture writers", 2.0 * captures.size() * kPcapWriter,

@@ -133,6 +133,12 @@ class Fabric : public sc_core::sc_module, public host::FlowListener {
   bool trace_rtl(const std::string& stem, const std::function<bool(const std::string&)>& selected, uint64_t from_ps,
                  uint64_t to_ps, std::vector<std::string>& files, std::string& why);
 
+  // True when destroying the model writes nothing (no RTL queue managers,
+  // whose destructors finish their waveforms and coverage files), so after
+  // close_streams() a process may end without destroying it (tb/cli's fast
+  // exit, docs/performance.md).
+  bool teardown_writes_nothing() const { return m_rtl.empty(); }
+
   const Scenario& scenario() const { return m_s; }
   const std::vector<host::FlowRecord>& flows() const { return m_flows; }
   const link::Ledger& ledger() const { return m_ledger; }

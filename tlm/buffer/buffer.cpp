@@ -13,10 +13,24 @@ PacketBuffer::PacketBuffer(sc_module_name name, const BufferConfig& cfg)
     : sc_module(name),
       tsck("tsck"),
       m_cfg(cfg),
-      m_mem(static_cast<uint8_t*>(std::calloc(static_cast<size_t>(cfg.total_cells) * cfg.cell_bytes, 1))) {
+      m_block(cfg.total_cells) {
   tsck.register_b_transport(this, &PacketBuffer::b_transport);
   tsck.register_transport_dbg(this, &PacketBuffer::transport_dbg);
-  if (!m_mem && cfg.total_cells) throw std::bad_alloc();
+  m_pool[kSmall].bytes = std::min(cfg.cell_bytes, kSmallBlockBytes);
+  m_pool[kFull].bytes = cfg.cell_bytes;
+}
+
+uint32_t PacketBuffer::Pool::take() {
+  if (free.empty()) {
+    const uint32_t first = static_cast<uint32_t>(allocated());
+    chunks.push_back(std::make_unique<uint8_t[]>(size_t(kChunkBlocks) * bytes));
+    // Room for every block on the free list, so a release never allocates.
+    if (free.capacity() < allocated()) free.reserve(std::max(allocated(), 2 * free.capacity()));
+    for (uint32_t i = kChunkBlocks; i-- > 0;) free.push_back(first + i);  // lowest first out
+  }
+  const uint32_t b = free.back();
+  free.pop_back();
+  return b;
 }
 
 uint64_t PacketBuffer::reserve(Calendar& c, uint32_t per_cycle, uint64_t t_ps, uint32_t cells, uint64_t& wait_ps) {
@@ -38,15 +52,42 @@ uint64_t PacketBuffer::reserve(Calendar& c, uint32_t per_cycle, uint64_t t_ps, u
   return done;
 }
 
-void PacketBuffer::copy_chain(uint32_t head, uint8_t* data, uint32_t len, bool write) {
+void PacketBuffer::copy_chain(uint32_t head, uint8_t* data, uint32_t len, Access how) {
   uint32_t cell = head, off = 0;
   while (off < len && cell != kNoCell) {
     const uint32_t n = std::min(m_cfg.cell_bytes, len - off);
-    uint8_t* mem = m_mem.get() + static_cast<size_t>(cell) * m_cfg.cell_bytes;
-    if (write) {
-      std::memcpy(mem, data + off, n);
+    uint32_t& slot = m_block[cell];
+    if (how == Access::write) {
+      const bool full_needed = n > m_pool[kSmall].bytes;
+      if (slot == 0 || (full_needed && !(slot & kFullBit))) {
+        // A new block: its bytes this write leaves unwritten read as zero,
+        // whatever the block held before. A write starts at the cell's first
+        // byte, so one too long for a small block overwrites all it held.
+        if (slot != 0) {
+          m_pool[kSmall].give(slot - 1);
+        } else {
+          ++m_cells_held;
+        }
+        Pool& to = m_pool[full_needed ? kFull : kSmall];
+        const uint32_t b = to.take();
+        std::memset(to.at(b) + n, 0, to.bytes - n);
+        slot = (full_needed ? kFullBit : 0) | (b + 1);
+      }
+      Pool& pl = m_pool[slot & kFullBit ? kFull : kSmall];
+      std::memcpy(pl.at((slot & ~kFullBit) - 1), data + off, n);
+    } else if (slot == 0) {
+      std::memset(data + off, 0, n);
     } else {
-      std::memcpy(data + off, mem, n);
+      Pool& pl = m_pool[slot & kFullBit ? kFull : kSmall];
+      const uint32_t b = (slot & ~kFullBit) - 1;
+      const uint32_t have = std::min(n, pl.bytes);
+      std::memcpy(data + off, pl.at(b), have);
+      if (have < n) std::memset(data + off + have, 0, n - have);  // beyond a small block: never written
+      if (how == Access::read) {
+        pl.give(b);
+        slot = 0;
+        --m_cells_held;
+      }
     }
     off += n;
     if (off < len) {
@@ -72,11 +113,11 @@ void PacketBuffer::b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
   const uint64_t t = now + core::to_ps(delay) - std::min(lead, now + core::to_ps(delay));
   uint64_t done;
   if (gp.is_write()) {
-    copy_chain(head, gp.get_data_ptr(), len, true);
+    copy_chain(head, gp.get_data_ptr(), len, Access::write);
     done = reserve_write(t, cells);
     m_stats.write_cells += cells;
   } else if (gp.is_read()) {
-    copy_chain(head, gp.get_data_ptr(), len, false);
+    copy_chain(head, gp.get_data_ptr(), len, Access::read);
     done = reserve_read(t, cells);
     m_stats.read_cells += cells;
   } else {
@@ -90,7 +131,8 @@ void PacketBuffer::b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
 unsigned int PacketBuffer::transport_dbg(tlm::tlm_generic_payload& gp) {
   const uint64_t addr = gp.get_address();
   if (addr % m_cfg.cell_bytes != 0 || addr / m_cfg.cell_bytes >= m_cfg.total_cells) return 0;
-  copy_chain(static_cast<uint32_t>(addr / m_cfg.cell_bytes), gp.get_data_ptr(), gp.get_data_length(), gp.is_write());
+  copy_chain(static_cast<uint32_t>(addr / m_cfg.cell_bytes), gp.get_data_ptr(), gp.get_data_length(),
+             gp.is_write() ? Access::write : Access::read_keep);
   return gp.get_data_length();
 }
 

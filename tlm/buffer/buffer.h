@@ -9,7 +9,22 @@
 //
 // Writes and reads go through `tsck` as generic-payload transactions whose
 // address is the packet's head cell and whose data are the packet's real
-// header bytes (the payload is held as a length, so it moves no bytes). The
+// header bytes (the payload is held as a length, so it moves no bytes).
+//
+// Storage: bytes are kept only for cells that hold them. A cell written gets
+// a block from a pool (the bytes not written read as zero): a small block of
+// kSmallBlockBytes when the write fills no more of the cell (a header: a
+// RoCEv2 frame's is 54..78 bytes), else one of cell_bytes (a cell whose
+// small block a later, longer write outgrows gets a full one); a
+// read transaction (b_transport) hands the bytes out and releases the
+// blocks of the cells it read: the packet's cells were freed by the queue
+// manager's dequeue before this read, and nothing reads a freed cell's bytes
+// again, so a cell read through b_transport holds nothing (reads as zeros)
+// until it is written again. The debug transport reads without releasing. A
+// cell never written, or released, reads as zeros. So the memory costs one
+// block per packet held (its head cell, when its header fits a cell) plus 4
+// bytes per cell up to the highest cell used (the block index, in zero
+// pages touched only where written), not total_cells * cell_bytes. The
 // CellCount extension tells the target how many cells the transaction
 // covers: every one of them costs bandwidth. The memory writes
 // write_cells_per_cycle and reads read_cells_per_cycle cells per core-clock
@@ -20,7 +35,6 @@
 #pragma once
 
 #include <cstdint>
-#include <cstdlib>
 #include <memory>
 #include <vector>
 
@@ -29,6 +43,7 @@
 #include <tlm_utils/simple_target_socket.h>
 
 #include "core/time.h"
+#include "core/zero_array.h"
 
 namespace rocesim::buffer {
 
@@ -80,6 +95,14 @@ class PacketBuffer : public sc_core::sc_module {
 
   const BufferConfig& config() const { return m_cfg; }
   const BufferStats& stats() const { return m_stats; }
+  // Bytes of a small block (cell_bytes when that is no larger).
+  static constexpr uint32_t kSmallBlockBytes = 128;
+  // Cells holding bytes now, and blocks allocated (held + free in the pools):
+  // small ones, full (cell_bytes) ones.
+  size_t cells_held() const { return m_cells_held; }
+  size_t small_blocks_allocated() const { return m_pool[kSmall].allocated(); }
+  size_t full_blocks_allocated() const { return m_pool[kFull].allocated(); }
+  size_t blocks_allocated() const { return small_blocks_allocated() + full_blocks_allocated(); }
 
   // Bandwidth calendar: the time (ps) at which `cells` cells requested at t_ps are done.
   uint64_t reserve_write(uint64_t t_ps, uint32_t cells) { return reserve(m_wr, m_cfg.write_cells_per_cycle, t_ps, cells, m_stats.write_wait_ps); }
@@ -93,17 +116,31 @@ class PacketBuffer : public sc_core::sc_module {
   uint64_t reserve(Calendar& c, uint32_t per_cycle, uint64_t t_ps, uint32_t cells, uint64_t& wait_ps);
   void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   unsigned int transport_dbg(tlm::tlm_generic_payload& gp);
-  // Copies len bytes between data and the chain starting at head.
-  void copy_chain(uint32_t head, uint8_t* data, uint32_t len, bool write);
+  enum class Access { write, read, read_keep };
+  // Copies len bytes between data and the chain starting at head; a read
+  // (not read_keep) releases the cells' blocks.
+  void copy_chain(uint32_t head, uint8_t* data, uint32_t len, Access how);
+
+  // Blocks of one size, in chunks that never move; grown a chunk at a time,
+  // only when more blocks are held at once than ever before.
+  struct Pool {
+    static constexpr uint32_t kChunkBlocks = 64;
+    uint32_t bytes = 0;
+    std::vector<std::unique_ptr<uint8_t[]>> chunks;
+    std::vector<uint32_t> free;
+    uint8_t* at(uint32_t b) { return chunks[b / kChunkBlocks].get() + size_t(b % kChunkBlocks) * bytes; }
+    uint32_t take();
+    void give(uint32_t b) { free.push_back(b); }  // never allocates: free has room for every block
+    size_t allocated() const { return chunks.size() * kChunkBlocks; }
+  };
+  static constexpr uint32_t kSmall = 0, kFull = 1;
+  // m_block[cell]: 0 = holds nothing; else kFullBit for a full block, | 1 + its index in its pool.
+  static constexpr uint32_t kFullBit = 0x80000000u;
 
   BufferConfig m_cfg;
-  // total_cells * cell_bytes, from calloc: the OS hands out zero pages lazily,
-  // so a 16 MiB buffer costs resident memory only for the cells written (the
-  // LIFO free list keeps reusing the same ones).
-  struct Free {
-    void operator()(uint8_t* p) const { std::free(p); }
-  };
-  std::unique_ptr<uint8_t, Free> m_mem;
+  core::ZeroArray<uint32_t> m_block;
+  Pool m_pool[2];
+  size_t m_cells_held = 0;
   const CellLinks* m_links = nullptr;
   Calendar m_wr, m_rd;
   BufferStats m_stats;

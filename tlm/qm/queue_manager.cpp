@@ -13,18 +13,26 @@ const char* pfc_action_name(PfcAction a) {
 }
 
 QueueManager::QueueManager(const Config& cfg) : m_cfg(cfg), m_mmu(cfg.mmu) {
-  const uint32_t total = cfg.mmu.total_cells;
-  m_next.resize(total);
-  for (uint32_t c = 0; c < total; ++c) m_next[c] = c + 1 < total ? c + 1 : kNoCell;
-  m_free_head = total ? 0 : kNoCell;
-  m_free_count = total;
-  m_desc = core::ZeroArray<Desc>(total);
+  // The list 0, 1, ..., total - 1, all of it never used: nothing per cell is written.
+  m_total = cfg.mmu.total_cells;
+  m_next = core::ZeroArray<uint32_t>(m_total);
+  m_free_head = m_total ? 0 : kNoCell;
+  m_free_count = m_total;
   const size_t n = cfg.mmu.ports.size();
   m_q.resize(n * kQueues);
   m_gen.resize(n * kQueues);
-  m_markers.reserve(n * kQueues);
+  for (int q = 0; q < kQueues; ++q) {
+    if (cfg.ecn[q].mode == ecn::MarkerConfig::Mode::off) {
+      (void)ecn::Marker(cfg.ecn[q]);  // validated all the same (throws as a kept one would)
+      m_marker_of[q] = -1;
+    } else {
+      m_marker_of[q] = static_cast<int8_t>(m_markers_per_port++);
+    }
+  }
+  m_markers.reserve(n * m_markers_per_port);
   for (size_t p = 0; p < n; ++p)
-    for (int q = 0; q < kQueues; ++q) m_markers.emplace_back(cfg.ecn[q]);
+    for (int q = 0; q < kQueues; ++q)
+      if (m_marker_of[q] >= 0) m_markers.emplace_back(cfg.ecn[q]);
 }
 
 PfcAction QueueManager::pfc_eval(uint16_t port, uint8_t pg, const mmu::PgState& st, bool in_headroom) {
@@ -36,9 +44,31 @@ PfcAction QueueManager::pfc_eval(uint16_t port, uint8_t pg, const mmu::PgState& 
   }
 }
 
-EcnResult QueueManager::ecn_decide(size_t q, uint64_t len, uint8_t ecn, uint32_t rand32) {
-  const ecn::Decision d = m_markers[q].decide_with(len, ecn, rand32);
+EcnResult QueueManager::ecn_decide(uint16_t port, uint8_t queue, uint64_t len, uint8_t ecn, uint32_t rand32) {
+  ecn::Marker& m = m_markers[size_t(port) * m_markers_per_port + size_t(m_marker_of[queue])];
+  const ecn::Decision d = m.decide_with(len, ecn, rand32);
   return EcnResult{true, d.would_mark, d.mark, d.drew};
+}
+
+uint32_t QueueManager::take_cells(uint32_t n) {
+  // The freed cells first (their links lead, at the end, to m_fresh), ...
+  const uint32_t head = m_free_head;
+  uint32_t c = head, last = kNoCell;
+  while (n > 0 && c < m_fresh) {
+    last = c;
+    c = m_next[c];
+    --n;
+  }
+  // ... then never-used ones, in order, linked as they are taken.
+  if (n > 0) {
+    for (uint32_t i = 1; i < n; ++i) m_next[m_fresh + i - 1] = m_fresh + i;
+    last = m_fresh + n - 1;
+    m_fresh += n;
+    c = m_fresh < m_total ? m_fresh : kNoCell;
+  }
+  m_next[last] = kNoCell;
+  m_free_head = c;
+  return head;
 }
 
 EnqueueResult QueueManager::enqueue(const EnqueueOp& op) {
@@ -60,11 +90,7 @@ EnqueueResult QueueManager::enqueue(const EnqueueOp& op) {
   // Cells off the free list, in list order. The MMU's ingress view fits the
   // buffer (mmu::validate), so they are there.
   if (op.cells > m_free_count) throw std::logic_error("qm::enqueue: admitted a packet the free list cannot hold");
-  const uint32_t head = m_free_head;
-  uint32_t last = head;
-  for (uint32_t i = 1; i < op.cells; ++i) last = m_next[last];
-  m_free_head = m_next[last];
-  m_next[last] = kNoCell;
+  const uint32_t head = take_cells(op.cells);
   m_free_count -= op.cells;
   out.head_cell = head;
 
@@ -73,20 +99,34 @@ EnqueueResult QueueManager::enqueue(const EnqueueOp& op) {
   Queue& qu = m_q[q];
   const ecn::MarkerConfig& mc = m_cfg.ecn[op.queue];
   if (op.ecn_frame && mc.mode != ecn::MarkerConfig::Mode::off && mc.point == ecn::MarkerConfig::Point::enqueue)
-    out.ecn = ecn_decide(q, mc.unit == ecn::MarkerConfig::Unit::cells ? q_cells_before : qu.bytes, op.ecn, op.rand32);
+    out.ecn = ecn_decide(op.out_port, op.queue, mc.unit == ecn::MarkerConfig::Unit::cells ? q_cells_before : qu.bytes,
+                         op.ecn, op.rand32);
 
-  Desc& d = m_desc[head];
-  d.next_pkt = kNoCell;
+  uint32_t id;
+  if (!m_desc_free.empty()) {
+    id = m_desc_free.back();
+    m_desc_free.pop_back();
+  } else {
+    // A new peak of packets held: the pool grows (and the free list's room
+    // with it, so a release never allocates).
+    id = static_cast<uint32_t>(m_desc.size());
+    m_desc.emplace_back();
+    if (m_desc_free.capacity() < m_desc.capacity()) m_desc_free.reserve(m_desc.capacity());
+  }
+  Desc& d = m_desc[id];
+  d.next = kNoDesc;
+  d.head = head;
   d.cells = op.cells;
   d.bytes = op.bytes;
   d.in_port = op.in_port;
   d.pg = op.pg;
-  if (qu.tail == kNoCell) {
+  if (qu.tail_desc == kNoDesc) {
     qu.head = head;
+    qu.head_desc = id;
   } else {
-    m_desc[qu.tail].next_pkt = head;
+    m_desc[qu.tail_desc].next = id;
   }
-  qu.tail = head;
+  qu.tail_desc = id;
   ++qu.packets;
   qu.bytes += op.bytes;
   return out;
@@ -100,9 +140,16 @@ DequeueResult QueueManager::dequeue(const DequeueOp& op) {
   Queue& qu = m_q[q];
   if (qu.head == kNoCell) throw std::logic_error("qm::dequeue: queue is empty");
   const uint32_t head = qu.head;
-  const Desc d = m_desc[head];
-  qu.head = d.next_pkt;
-  if (qu.head == kNoCell) qu.tail = kNoCell;
+  const uint32_t id = qu.head_desc;
+  const Desc d = m_desc[id];
+  m_desc_free.push_back(id);
+  qu.head_desc = d.next;
+  if (d.next == kNoDesc) {
+    qu.head = kNoCell;
+    qu.tail_desc = kNoDesc;
+  } else {
+    qu.head = m_desc[d.next].head;
+  }
   --qu.packets;
   qu.bytes -= d.bytes;
 
@@ -135,7 +182,8 @@ DequeueResult QueueManager::dequeue(const DequeueOp& op) {
   const ecn::MarkerConfig& mc = m_cfg.ecn[op.queue];
   if (!op.discard && op.ecn_frame && mc.mode != ecn::MarkerConfig::Mode::off &&
       mc.point == ecn::MarkerConfig::Point::dequeue)
-    out.ecn = ecn_decide(q, mc.unit == ecn::MarkerConfig::Unit::cells ? rel.queue.total() : qu.bytes, op.ecn, op.rand32);
+    out.ecn = ecn_decide(op.port, op.queue, mc.unit == ecn::MarkerConfig::Unit::cells ? rel.queue.total() : qu.bytes,
+                         op.ecn, op.rand32);
   return out;
 }
 
@@ -146,18 +194,19 @@ PfcAction QueueManager::pfc_tick(uint16_t port, uint8_t pg) {
 }
 
 void QueueManager::take_cells_unaccounted_for_test(uint32_t n) {
-  for (uint32_t i = 0; i < n && m_free_head != kNoCell; ++i) {
-    const uint32_t c = m_free_head;
-    m_free_head = m_next[c];
-    m_next[c] = kNoCell;
+  for (uint32_t i = 0; i < n && m_free_count > 0; ++i) {
+    take_cells(1);
     --m_free_count;
   }
 }
 
 uint32_t QueueManager::free_list_length() const {
-  uint32_t n = 0;
-  for (uint32_t c = m_free_head; c != kNoCell && n <= total_cells(); c = m_next[c]) ++n;
-  return n;
+  // The freed cells are walked (a corrupted link shows as a cycle or a short
+  // count); the never-used ones after them are a range.
+  uint32_t n = 0, c = m_free_head;
+  for (; c < m_fresh && n <= m_total; c = m_next[c]) ++n;
+  if (c >= m_total || n > m_total) return n;
+  return n + (m_total - c);
 }
 
 }  // namespace rocesim::qm

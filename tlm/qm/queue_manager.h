@@ -6,9 +6,9 @@
 //     cell): a packet of c cells is a chain of c cells taken off the free
 //     list; the packet buffer memory (buffer::PacketBuffer, the TLM-2.0
 //     target that holds the bytes) follows the chain through next_cell();
-//   - per egress (port, queue) a linked list of packets, through a
-//     next-packet pointer memory indexed by a packet's head cell, with a
-//     descriptor per packet (its cells, bytes and where it was charged);
+//   - per egress (port, queue) a linked list of packets: a descriptor per
+//     packet (its head cell, cells, bytes and where it was charged, and the
+//     next packet of its queue), from a pool of descriptors;
 //   - the MMU accounting (mmu::Mmu: reserves, shared pools with dynamic or
 //     static thresholds, headroom, drop reasons; mmu.h states every rule);
 //   - the XOFF/XON state of every (ingress port, PG) with hysteresis
@@ -28,9 +28,10 @@
 //      lossless). On a drop: verdict != admit, nothing else changes (no
 //      cells taken, no PFC evaluation, no ECN decision), head_cell = kNoCell.
 //   2. Cells: op.cells cells off the free list, in list order (LIFO: the
-//      most recently freed cell first); the chain's first is head_cell. The
-//      MMU's ingress view fits the buffer (mmu::validate), so an admitted
-//      packet always finds its cells.
+//      most recently freed cell first; at reset the list is 0, 1, 2, ...,
+//      total - 1); the chain's first is head_cell. The MMU's ingress view
+//      fits the buffer (mmu::validate), so an admitted packet always finds
+//      its cells.
 //   3. PFC: when the packet was handled as lossless (result.lossless) and
 //      PFC is enabled with priorities on that PG, the PG's generator is
 //      evaluated with the PG's state after the admit and in_headroom:
@@ -67,7 +68,23 @@
 //
 // Cost: O(1) per operation plus one step per cell of the packet (the free
 // list is walked as hardware walks it, one cell per step); no allocation
-// after construction.
+// except when the descriptor pool grows past its peak.
+//
+// Memory: proportional to the cells a run uses, not to total_cells. The free
+// list is held as the cells freed so far (a LIFO of whole chains, linked
+// through the next-cell memory) in front of the never-used cells
+// [fresh, total), which are implicitly 0, 1, 2, ... in order: taking a cell
+// pops the freed cells first, else takes fresh++. That is exactly the list
+// above (the freed cells always lead to the first never-used one), so
+// next_cell() of a never-used cell c answers c + 1 (kNoCell for the last),
+// as the initialised list would, and the RTL's free list agrees in lockstep.
+// fresh is the peak number of cells ever in use at once (a cell is taken
+// fresh only when every cell below it is in use), and the one per-cell array,
+// the next-cell pointers (4 bytes a cell), is written only below it: its
+// pages start as untouched zero pages (core::ZeroArray). Descriptors are per
+// packet held, from a pool that grows to the most packets held at once. So
+// construction is O(ports), and memory O(peak cells in use) at 4 bytes a cell
+// plus O(peak packets held).
 #pragma once
 
 #include <array>
@@ -206,7 +223,9 @@ class QueueManager final : public QueueManagerIf {
   uint32_t head_cell(uint16_t port, uint8_t queue) const override { return m_q[qi(port, queue)].head; }
   uint32_t queue_packets(uint16_t port, uint8_t queue) const override { return m_q[qi(port, queue)].packets; }
   uint64_t queue_bytes(uint16_t port, uint8_t queue) const override { return m_q[qi(port, queue)].bytes; }
-  uint32_t next_cell(uint32_t cell) const override { return m_next[cell]; }
+  uint32_t next_cell(uint32_t cell) const override {
+    return cell < m_fresh ? m_next[cell] : cell + 1 < m_total ? cell + 1 : kNoCell;
+  }
   uint32_t free_cells() const override { return m_free_count; }
   bool xoff(uint16_t port, uint8_t pg) const override { return m_gen[qi(port, pg)].xoff(); }
   mmu::PgState pg_state(uint16_t port, uint8_t pg) const override { return m_mmu.pg_state(port, pg); }
@@ -215,11 +234,19 @@ class QueueManager final : public QueueManagerIf {
 
   // The model's counters and components, for statistics and checks.
   const mmu::Mmu& mmu() const { return m_mmu; }
-  const ecn::Counters& ecn_counters(uint16_t port, uint8_t queue) const { return m_markers[qi(port, queue)].counters(); }
+  // A queue whose marker is off has no marker (and counts nothing: zeros).
+  const ecn::Counters& ecn_counters(uint16_t port, uint8_t queue) const {
+    static const ecn::Counters kNone{};
+    const int8_t m = m_marker_of[queue];
+    return m < 0 ? kNone : m_markers[size_t(port) * m_markers_per_port + size_t(m)].counters();
+  }
   // Cells reachable on the free list from its head, at most total + 1 (more
   // means a cycle): O(free cells), for invariant checks.
   uint32_t free_list_length() const;
-  uint32_t total_cells() const { return static_cast<uint32_t>(m_next.size()); }
+  uint32_t total_cells() const { return m_total; }
+  // Cells ever handed out: the peak of cells in use at once (above). The
+  // per-cell state below it is the only per-cell state written.
+  uint32_t cells_touched() const { return m_fresh; }
   const Config& config() const { return m_cfg; }
   size_t ports() const { return m_mmu.ports(); }
   // Test-only: takes n cells off the free list without the MMU knowing, to
@@ -227,31 +254,45 @@ class QueueManager final : public QueueManagerIf {
   void take_cells_unaccounted_for_test(uint32_t n);
 
  private:
-  struct Desc {              // per packet, at its head cell (16 bytes)
-    uint32_t next_pkt;
+  static constexpr uint32_t kNoDesc = 0xffffffffu;
+  struct Desc {              // per queued packet (20 bytes), in a pool: O(packets held), not O(cells)
+    uint32_t next;           // the next packet of its queue, or kNoDesc
+    uint32_t head;           // its head cell
     uint32_t cells;
     uint32_t bytes;
     uint16_t in_port;
     uint8_t pg;
   };
   struct Queue {
-    uint32_t head = kNoCell, tail = kNoCell;
+    uint32_t head = kNoCell;  // the head packet's head cell (kNoCell when empty)
+    uint32_t head_desc = kNoDesc, tail_desc = kNoDesc;
     uint32_t packets = 0;
     uint64_t bytes = 0;
   };
   size_t qi(uint16_t port, uint8_t q) const { return size_t(port) * kQueues + q; }
+  // Takes n >= 1 cells (n <= m_free_count) off the free list, in list
+  // order, linked as a chain ending in kNoCell; returns its head (the
+  // caller counts them in m_free_count).
+  uint32_t take_cells(uint32_t n);
   PfcAction pfc_eval(uint16_t port, uint8_t pg, const mmu::PgState& st, bool in_headroom);
-  EcnResult ecn_decide(size_t q, uint64_t len, uint8_t ecn, uint32_t rand32);
+  EcnResult ecn_decide(uint16_t port, uint8_t queue, uint64_t len, uint8_t ecn, uint32_t rand32);
 
   Config m_cfg;
   mmu::Mmu m_mmu;
-  std::vector<uint32_t> m_next;   // next-cell pointers (chains and the free list)
-  uint32_t m_free_head = kNoCell;
+  uint32_t m_total = 0;            // cells in the buffer
+  core::ZeroArray<uint32_t> m_next;  // next-cell pointers (chains and freed cells), valid below m_fresh
+  uint32_t m_fresh = 0;            // cells [m_fresh, m_total) never handed out
+  uint32_t m_free_head = kNoCell;  // the free list's first cell (m_fresh when no cell was freed)
   uint32_t m_free_count = 0;
-  core::ZeroArray<Desc> m_desc;   // indexed by head cell (pages touched only where packets were)
+  std::vector<Desc> m_desc;        // the descriptor pool: grows only to the most packets held at once
+  std::vector<uint32_t> m_desc_free;  // free descriptors (LIFO)
   std::vector<Queue> m_q;         // port * 8 + queue
   std::vector<pfc::Generator> m_gen;  // port * 8 + pg
-  std::vector<ecn::Marker> m_markers; // port * 8 + queue
+  // Markers only for the queue indices whose marker is not off:
+  // m_markers[port * m_markers_per_port + m_marker_of[queue]].
+  std::array<int8_t, kQueues> m_marker_of{};
+  uint32_t m_markers_per_port = 0;
+  std::vector<ecn::Marker> m_markers;
 };
 
 }  // namespace rocesim::qm

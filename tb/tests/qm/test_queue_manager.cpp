@@ -6,6 +6,8 @@
 // out in each test.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <stdexcept>
 #include <vector>
 
@@ -294,4 +296,156 @@ TEST(QueueManager, TickReleasesAPgWhoseThresholdRose) {
   EXPECT_TRUE(m.xoff(0, 3));
   EXPECT_EQ(m.pfc_tick(0, 3), qm::PfcAction::xon);  // 5 + 1 < 11
   EXPECT_FALSE(m.xoff(0, 3));
+}
+
+namespace {
+
+// The free list as the rule states it, kept here independently: a list
+// initialised 0, 1, ..., total - 1; a packet takes its cells off the front;
+// a freed chain goes back on the front whole, in chain order.
+struct ReferenceFreeList {
+  std::vector<uint32_t> list;  // front = back of the vector (so pops are cheap)
+  explicit ReferenceFreeList(uint32_t total) {
+    for (uint32_t c = total; c-- > 0;) list.push_back(c);
+  }
+  std::vector<uint32_t> take(uint32_t n) {
+    std::vector<uint32_t> chain;
+    for (uint32_t i = 0; i < n; ++i) {
+      chain.push_back(list.back());
+      list.pop_back();
+    }
+    return chain;
+  }
+  void give(const std::vector<uint32_t>& chain) {
+    for (size_t i = chain.size(); i-- > 0;) list.push_back(chain[i]);
+  }
+  // The free list's link of each free cell: the next one in list order.
+  uint32_t next_of_free(size_t pos_from_front) const {
+    return pos_from_front + 1 < list.size() ? list[list.size() - 2 - pos_from_front] : qm::kNoCell;
+  }
+};
+
+}  // namespace
+
+// Over a random stream of enqueues (1..9 cells) and dequeues on several
+// queues, every chain handed out is the reference list's (the LIFO list
+// initialised 0, 1, 2, ...), every cell's next_cell() is its link in the
+// reference (the chain's next for a cell in use, the list's next for a free
+// one, never-used cells included), free_list_length() counts the reference
+// list, and cells_touched() is the peak of cells in use at once: a cell c is
+// handed out first only when 0 .. c-1 are all in use, so the highest cell
+// ever handed out is that peak minus one.
+TEST(QueueManager, AllocationOrderEqualsTheLifoListOverARandomStream) {
+  constexpr uint32_t kCells = 4096;
+  qm::Config c;
+  c.mmu = base_config(4, kCells, kCells, kCells);
+  for (mmu::PortConfig& p : c.mmu.ports)
+    for (mmu::QueueProfile& qp : p.queues) qp.threshold = mmu::test::stat(kCells);  // admission never binds
+  for (ecn::MarkerConfig& mc : c.ecn) mc.mode = ecn::MarkerConfig::Mode::off;
+  qm::QueueManager m(c);
+  ReferenceFreeList ref(kCells);
+  std::vector<std::vector<std::vector<uint32_t>>> queues(4 * qm::kQueues);  // FIFO of chains per queue
+  mmu::test::TestRng rng(12);
+  auto rnd = [&](uint32_t n) { return static_cast<uint32_t>(rng.next() % n); };
+  uint32_t in_use = 0, peak = 0, ops = 0;
+  for (int step = 0; step < 20000; ++step) {
+    uint32_t qi = rnd(static_cast<uint32_t>(queues.size()));
+    uint16_t port = static_cast<uint16_t>(qi / qm::kQueues);
+    uint8_t q = static_cast<uint8_t>(qi % qm::kQueues);
+    // Grow while the buffer is light, then hover around half full (and now
+    // and then drain), so freed and never-used cells interleave.
+    const bool grow = in_use < kCells / 2 ? rnd(4) != 0 : rnd(2) == 0;
+    if (grow) {
+      const uint32_t n = 1 + rnd(9);
+      if (in_use + n > kCells) continue;
+      const qm::EnqueueResult r = m.enqueue(enq(static_cast<uint16_t>(rnd(4)), port, q, n));
+      ASSERT_TRUE(r.admitted()) << step;
+      const std::vector<uint32_t> want = ref.take(n);
+      ASSERT_EQ(r.head_cell, want.front()) << step;
+      std::vector<uint32_t> got;
+      for (uint32_t x = r.head_cell; x != qm::kNoCell && got.size() <= n; x = m.next_cell(x)) got.push_back(x);
+      ASSERT_EQ(got, want) << step;
+      queues[qi].push_back(want);
+      in_use += n;
+      peak = std::max(peak, in_use);
+    } else {
+      if (in_use == 0) continue;
+      uint32_t k = qi;  // the first non-empty queue from qi on
+      while (queues[k].empty()) k = (k + 1) % static_cast<uint32_t>(queues.size());
+      qi = k;
+      port = static_cast<uint16_t>(qi / qm::kQueues);
+      q = static_cast<uint8_t>(qi % qm::kQueues);
+      const qm::DequeueResult d = m.dequeue(deq(port, q));
+      ASSERT_EQ(d.head_cell, queues[qi].front().front()) << step;
+      ASSERT_EQ(d.cells, queues[qi].front().size()) << step;
+      ref.give(queues[qi].front());
+      in_use -= d.cells;
+      queues[qi].erase(queues[qi].begin());
+    }
+    ++ops;
+    ASSERT_EQ(m.free_cells(), kCells - in_use) << step;
+    ASSERT_EQ(m.cells_touched(), peak) << step;
+    if (step % 997 == 0) {
+      // Every cell's link, free or in use.
+      ASSERT_EQ(m.free_list_length(), ref.list.size()) << step;
+      for (size_t i = 0; i < ref.list.size(); ++i)
+        ASSERT_EQ(m.next_cell(ref.list[ref.list.size() - 1 - i]), ref.next_of_free(i)) << step << " free #" << i;
+      for (const auto& fifo : queues)
+        for (const auto& ch : fifo)
+          for (size_t i = 0; i < ch.size(); ++i)
+            ASSERT_EQ(m.next_cell(ch[i]), i + 1 < ch.size() ? ch[i + 1] : qm::kNoCell) << step;
+    }
+  }
+  EXPECT_GT(ops, 15000u);
+  EXPECT_GT(peak, kCells / 2);     // the stream reached past half the buffer ...
+  EXPECT_LT(peak, kCells);         // ... and never all of it: some cells stayed never used
+}
+
+// A never-used cell's link is the initialised list's, c + 1 (kNoCell for the
+// last cell), before and after other cells were taken and freed.
+TEST(QueueManager, NeverUsedCellsLinkInOrder) {
+  qm::QueueManager m(config());
+  EXPECT_EQ(m.next_cell(0), 1u);
+  EXPECT_EQ(m.next_cell(kTotal - 2), kTotal - 1);
+  EXPECT_EQ(m.next_cell(kTotal - 1), qm::kNoCell);
+  EXPECT_EQ(m.cells_touched(), 0u);
+  ASSERT_TRUE(m.enqueue(enq(0, 1, 0, 3)).admitted());  // cells 0, 1, 2
+  m.dequeue(deq(1, 0));                               // list: 0, 1, 2, 3, 4, ...
+  EXPECT_EQ(m.next_cell(2), 3u);                      // the freed chain leads to the first never-used cell
+  EXPECT_EQ(m.next_cell(3), 4u);
+  EXPECT_EQ(m.cells_touched(), 3u);
+  EXPECT_EQ(m.free_list_length(), kTotal);
+}
+
+namespace {
+// Resident set size of this process in bytes (/proc/self/statm, field 2, in pages).
+long resident_bytes() {
+  std::FILE* f = std::fopen("/proc/self/statm", "r");
+  if (!f) return -1;
+  long size = 0, res = 0;
+  const int n = std::fscanf(f, "%ld %ld", &size, &res);
+  std::fclose(f);
+  return n == 2 ? res * 4096 : -1;
+}
+}  // namespace
+
+// The per-cell state costs memory only where cells are used: a queue manager
+// of 2^24 cells (a 4 GiB buffer of 256 B cells; 64 MiB of next-cell pointers
+// if they were written at construction) becomes resident by far less than
+// that, and using a few cells adds only the pages they touch.
+TEST(QueueManager, MemoryUntouchedForUnusedCells) {
+  constexpr uint32_t kHuge = 1u << 24;
+  const long before = resident_bytes();
+  ASSERT_GT(before, 0);
+  qm::Config c;
+  c.mmu = base_config(2, kHuge, kHuge, kHuge);
+  for (ecn::MarkerConfig& mc : c.ecn) mc.mode = ecn::MarkerConfig::Mode::off;
+  qm::QueueManager m(c);
+  for (int i = 0; i < 100; ++i) ASSERT_TRUE(m.enqueue(enq(0, 1, 0, 17)).admitted());
+  const long after = resident_bytes();
+  // 4 bytes a cell for 1 700 cells is 2 pages; allow 4 MiB for the MMU's
+  // per-port state and the allocator, against the 64 MiB an eager list writes.
+  EXPECT_LT(after - before, 4l << 20) << "resident grew by " << (after - before) << " bytes";
+  EXPECT_EQ(m.cells_touched(), 1700u);
+  EXPECT_EQ(m.next_cell(kHuge - 1), qm::kNoCell);
 }
