@@ -16,14 +16,14 @@ namespace {
 // single switches and fat-trees of several sizes (fitted per term; see
 // docs/config.md "Limits" for the calibration and its accuracy).
 constexpr double kBase = 10.0 * (1 << 20);        // the process: SystemC, libraries, scenario
-constexpr double kPerHost = 21.0 * 1024;          // NIC model, its MAC and cable
-constexpr double kPerSwitch = 12.0 * 1024;        // pipeline, MMU, scheduler state
+constexpr double kPerHost = 19.0 * 1024;          // NIC model, its MAC and cable
+constexpr double kPerSwitch = 40.0 * 1024;        // pipeline, MMU, scheduler state
 // Per buffer cell nothing is written at construction (tlm/qm, tlm/buffer:
 // the per-cell arrays are zero pages, touched only up to the peak occupancy);
 // a cell in use costs its next-cell pointer, its buffer block index (4 B
 // each) and the switch's head-cell slot (16 B), counted with the traffic.
 constexpr double kPerUsedCell = 4.0 + 4.0 + 16.0;
-constexpr double kPerSwitchPort = 32.0 * 1024;    // MAC, queues, ECN, shapers, half a link (refitted when the per-cell state became lazy)
+constexpr double kPerSwitchPort = 18.5 * 1024;    // MAC, queues, ECN, shapers, half a link (refitted with the event calendar, December 2026)
 // queues.csv keeps the last sample of every switch queue (8 per port: deq bytes, ECN counters).
 constexpr double kPerPortSeries = 8.0 * 56;
 // A route: the topology's entry (twice: the scenario and the fabric's copy)
