@@ -563,9 +563,7 @@ void Host::on_rto() {
       m_timed[kept++] = i;
       if (s.qp.req_sent_ps() && s.rec->start_ps <= now) {
         kick = true;  // next_frame re-sends the REQ when it is due
-        // Overdue (the MAC was busy or paused): the MAC asks next_frame again
-        // when it is free, so no timer is needed (it would fire every ps).
-        if (s.qp.rto_deadline() > now) next = std::min(next, s.qp.rto_deadline());
+        next = std::min(next, s.qp.rto_deadline());
       }
       continue;
     }
