@@ -16,8 +16,10 @@
 #include <tlm_utils/simple_initiator_socket.h>
 
 #include "buffer/buffer.h"
+#include "../core/resident.h"
 
 using namespace rocesim;
+using testkit::resident_bytes;
 
 namespace {
 
@@ -91,14 +93,6 @@ std::vector<uint8_t> pattern(uint32_t len, uint8_t seed) {
   return v;
 }
 
-long resident_bytes() {
-  std::FILE* f = std::fopen("/proc/self/statm", "r");
-  if (!f) return -1;
-  long size = 0, res = 0;
-  const int n = std::fscanf(f, "%ld %ld", &size, &res);
-  std::fclose(f);
-  return n == 2 ? res * 4096 : -1;
-}
 
 }  // namespace
 

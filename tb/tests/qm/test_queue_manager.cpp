@@ -13,6 +13,7 @@
 
 #include "../mmu/mmu_test_util.h"
 #include "qm/queue_manager.h"
+#include "../core/resident.h"
 
 using namespace rocesim;
 using mmu::test::base_config;
@@ -417,17 +418,7 @@ TEST(QueueManager, NeverUsedCellsLinkInOrder) {
   EXPECT_EQ(m.free_list_length(), kTotal);
 }
 
-namespace {
-// Resident set size of this process in bytes (/proc/self/statm, field 2, in pages).
-long resident_bytes() {
-  std::FILE* f = std::fopen("/proc/self/statm", "r");
-  if (!f) return -1;
-  long size = 0, res = 0;
-  const int n = std::fscanf(f, "%ld %ld", &size, &res);
-  std::fclose(f);
-  return n == 2 ? res * 4096 : -1;
-}
-}  // namespace
+using testkit::resident_bytes;
 
 // The per-cell state costs memory only where cells are used: a queue manager
 // of 2^24 cells (a 4 GiB buffer of 256 B cells; 64 MiB of next-cell pointers
