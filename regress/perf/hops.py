@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """Cost per link hop of the performance scenarios (issue 12).
 
-For each scenario: link hops, events (timer firings), events per hop, wall
-time of the simulation (summary.json's wall_time_s: run(), elaboration and
+For each scenario: link hops, events (timer firings), events per hop, the
+simulated time, wall time of the simulation (summary.json's wall_time_s: run(), elaboration and
 outputs excluded), link hops per wall-second, and the peak RSS of the whole
 process. With --callgrind, also the instructions per link hop of the
 simulation phase (the inclusive cost of sc_core::sc_start under
@@ -73,7 +73,7 @@ def main():
     if a.callgrind and not shutil.which("valgrind"):
         sys.exit("hops.py: --callgrind needs valgrind (apt-get install valgrind)")
     print(f"{'scenario':<48} {'link hops':>10} {'events':>10} {'ev/hop':>6} {'wall s':>7} "
-          f"{'hops/s':>8} {'RSS MiB':>8}" + (f" {'instr/hop':>10}" if a.callgrind else ""))
+          f"{'hops/s':>8} {'RSS MiB':>8} {'sim ms':>8}" + (f" {'instr/hop':>10}" if a.callgrind else ""))
     for cfg in a.scenarios:
         work = tempfile.mkdtemp(prefix="rocesim-hops-")
         try:
@@ -85,7 +85,7 @@ def main():
             hops, events = s["link_hops"], s["events"]
             wall = statistics.median(walls)
             line = (f"{cfg:<48} {hops:>10} {events:>10} {events / hops:>6.2f} {wall:>7.3f} "
-                    f"{hops / wall / 1e6:>7.2f}M {rss:>8.1f}")
+                    f"{hops / wall / 1e6:>7.2f}M {rss:>8.1f} {s['sim_time_ns'] / 1e6:>8.3f}")
             if a.callgrind:
                 _, per_hop = callgrind_per_hop(rocesim, cfg, work, hops)
                 line += f" {per_hop:>10.0f}"
