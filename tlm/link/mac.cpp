@@ -21,16 +21,24 @@ Mac::Mac(sc_module_name name, uint32_t port, const MacConfig& cfg, Ledger& ledge
 }
 
 void Mac::kick() {
-  if (!m_tx_busy && !m_in_start) try_start();
+  if (tx_busy()) want_tx_done();
+  else if (!m_in_start) try_start();
+}
+
+// The end of the frame on the wire is wanted: the node has a frame, or a
+// control frame waits.
+void Mac::want_tx_done() {
+  if (!m_tx_done_ev.armed()) m_tx_done_ev.at_as_of(m_tx_end_ps, m_tx_end_seq);
 }
 
 void Mac::send_control(packet::Packet* p) {
   ++m_stats.pause_tx;
-  if (!m_tx_busy && !m_in_start) {
+  if (!tx_busy() && !m_in_start) {
     start(*p);
     return;
   }
   m_ctrl.push_back(p);
+  if (m_tx_busy) want_tx_done();
 }
 
 uint8_t Mac::paused_mask() {
@@ -81,7 +89,7 @@ void Mac::try_start() {
 }
 
 void Mac::send(packet::Packet& p, sc_time& delay) {
-  if (m_tx_busy || delay != SC_ZERO_TIME) {
+  if (tx_busy() || delay != SC_ZERO_TIME) {
     SC_REPORT_ERROR("rocesim/mac", "tx_in: a frame was sent while the MAC was busy or for later");
     m_ledger.drop(&p, packet::DropReason::none);
     return;
@@ -100,7 +108,11 @@ void Mac::start(packet::Packet& p) {
   m_stats.tx_bytes += frame;
   m_stats.tx_busy_ps += busy;
   if (m_tx_pcap) m_tx_pcap->write(t0, p);
-  m_tx_done_ev.at(t0 + busy);
+  // The frame's end: its order number is taken now, whether or not its
+  // wake-up is armed now (a frame ending with nothing to send next needs none).
+  m_tx_end_ps = t0 + busy;
+  m_tx_end_seq = core::Calendar::get().take_seq();
+  if (m_trace || !m_ctrl.empty() || !m_ready || m_ready->tx_pending(m_port)) m_tx_done_ev.at_as_of(m_tx_end_ps, m_tx_end_seq);
   sc_time d = core::ps(last_bit);
   tx->b_transport(p, d);  // ownership passes to the cable
 }

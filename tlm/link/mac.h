@@ -45,6 +45,11 @@ class TxReady {
   // The MAC on `port` is idle: send a frame through its tx_in now, if there is
   // one (otherwise kick() it later, when there is).
   virtual void on_tx_ready(uint32_t port) = 0;
+  // Asked when a frame starts on `port`: whether the node may have another
+  // frame to offer when it ends. If not, the MAC arms no wake-up for the
+  // frame's end, and a kick() while the frame is on the wire arms it, in
+  // the same order as if it had been armed when the frame started.
+  virtual bool tx_pending(uint32_t /*port*/) { return true; }
 };
 
 struct MacConfig {
@@ -106,7 +111,12 @@ class Mac : public sc_core::sc_module {
   void set_event_log(std::vector<pfc::Event>* log, const char* node) { m_log = log; m_node = node; }
   // Waveforms (null: off, the default; then each hook costs one branch).
   void set_trace(const MacTrace* t) { m_trace = t; }
-  bool tx_busy() const { return m_tx_busy; }
+  // A frame (and its IFG) is on the wire: until its end's wake-up has run, or
+  // would have run had it been armed.
+  bool tx_busy() {
+    if (m_tx_busy && !m_tx_done_ev.armed() && core::passed(m_tx_end_ps, m_tx_end_seq)) m_tx_busy = false;
+    return m_tx_busy;
+  }
   uint64_t rate_bps() const { return m_cfg.rate_bps; }
   uint32_t port() const { return m_port; }
   const MacStats& stats() const { return m_stats; }
@@ -131,6 +141,7 @@ class Mac : public sc_core::sc_module {
   void send(packet::Packet& p, sc_core::sc_time& delay);
   void try_start();
   void on_tx_done();
+  void want_tx_done();
   void on_rx();
   void on_pause_change();
   void start(packet::Packet& p);
@@ -154,7 +165,8 @@ class Mac : public sc_core::sc_module {
   FrameTap* m_tx_pcap = nullptr;
   bool m_tx_busy = false;
   bool m_in_start = false;
-  core::Timer m_tx_done_ev;  // the frame and its IFG have left
+  core::Timer m_tx_done_ev;  // the frame and its IFG have left (armed only when wanted)
+  uint64_t m_tx_end_ps = 0, m_tx_end_seq = 0;  // when, and its order among same-time wake-ups
   core::Timer m_rx_ev;       // the oldest arrival is due
   core::Timer m_pause_ev;    // a pause expires or takes effect
   uint64_t m_pause_ev_at = UINT64_MAX;

@@ -12,10 +12,14 @@ using namespace sc_core;
 namespace pk = rocesim::packet;
 
 void Switch::schedule_wake(uint32_t port, uint64_t t_ps) {
-  if (t_ps >= m_wake_at[port]) return;  // an earlier wake will look again
   // A busy port pulls again when its frame ends; that pull schedules a wake if
-  // nothing is eligible by then. So only an idle port needs one now.
-  if (ports[port]->tx_busy() && !m_staged[port].valid) return;
+  // nothing is eligible by then. So only an idle port needs one now; a busy
+  // one is kicked, so that its MAC wants the frame's end.
+  if (!m_staged[port].valid && ports[port]->tx_busy()) {
+    ports[port]->kick();
+    return;
+  }
+  if (t_ps >= m_wake_at[port]) return;  // an earlier wake will look again
   m_wake_at[port] = t_ps;
   const bool earliest = m_wakes.empty() || t_ps < m_wakes.front().first;
   m_wakes.emplace_back(t_ps, port);

@@ -188,6 +188,9 @@ class Switch : public sc_core::sc_module, public link::TxReady {
 
   // Egress: port `port` is idle; the scheduler sends it a frame if one is eligible.
   void on_tx_ready(uint32_t port) override;
+  // A port whose queues are empty and whose buffer read is not staged has
+  // nothing to offer when its frame ends (an enqueue kicks it).
+  bool tx_pending(uint32_t port) override { return m_nonempty[port] != 0 || m_staged[port].valid; }
 
   const SwitchConfig& config() const { return m_cfg; }
   // The queue manager every buffer, admission, PFC-state and ECN decision
