@@ -80,6 +80,8 @@ void Packet::reset() {
   pad_len = 0;
   fcs = 0;
   meta = Meta{};
+  parsed_checks = 0;
+  parsed_digest = 0;
   id = 0;
   flow_id = 0;
   created_ps = 0;
@@ -93,6 +95,32 @@ uint32_t compute_fcs(const Packet& p) {
   reg = crc32_update(reg, p.trailer, p.trailer_len < 4 ? p.trailer_len : 4);
   reg = crc32_zeros(reg, p.pad_len);
   return ~reg;
+}
+
+namespace {
+inline uint64_t mix_word(uint64_t h, uint64_t w) {
+  h = (h ^ w) * 0x9e3779b97f4a7c15ull;  // odd: a bijection mod 2^64
+  return h ^ (h >> 29);                 // a bijection too
+}
+}  // namespace
+
+uint64_t frame_digest(const Packet& p) {
+  uint64_t h = mix_word(0x243f6a8885a308d3ull, uint64_t(p.hdr_len) | uint64_t(p.payload_len) << 16 |
+                                                  uint64_t(p.trailer_len) << 48 | uint64_t(p.pad_len) << 56);
+  const uint8_t* b = p.hdr;
+  size_t n = p.hdr_len <= Packet::kMaxHdr ? p.hdr_len : Packet::kMaxHdr;
+  for (; n >= 8; n -= 8, b += 8) {
+    uint64_t w;
+    std::memcpy(&w, b, 8);
+    h = mix_word(h, w);
+  }
+  uint64_t last = 0;
+  std::memcpy(&last, b, n);
+  h = mix_word(h, last);
+  uint32_t tr;
+  std::memcpy(&tr, p.trailer, 4);
+  h = mix_word(h, uint64_t(tr) | uint64_t(p.fcs) << 32);
+  return h;
 }
 
 PacketPool::PacketPool(size_t chunk) : m_chunk(chunk ? chunk : 1) {}

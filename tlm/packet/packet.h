@@ -134,6 +134,12 @@ struct Packet {
 
   Meta meta;                // filled by parse(); builders also fill it
 
+  // The parse carried with the frame (packet/parse.h): the checks a
+  // successful parse() made, and a digest of every byte and length of the
+  // frame it parsed. 0: none carried.
+  uint8_t parsed_checks = 0;
+  uint64_t parsed_digest = 0;
+
   // Simulation bookkeeping (not on the wire).
   uint64_t id = 0;          // unique per run, assigned by the creator
   uint64_t flow_id = 0;
@@ -158,6 +164,14 @@ struct Packet {
 
 // IEEE 802.3 FCS (CRC-32) over the frame's bytes: hdr, zero payload, trailer, zero pad.
 uint32_t compute_fcs(const Packet& p);
+
+// A 64-bit digest of the frame as it is on the wire: hdr[0, hdr_len), the
+// payload, trailer and pad lengths, the trailer and the FCS. Each 8-byte word
+// passes through a bijective mix (xor, multiply by an odd constant,
+// xor-shift), so a change confined to one word, in particular any changed
+// byte or bit, always changes the digest; wider changes go unnoticed with a
+// probability of about 2^-64.
+uint64_t frame_digest(const Packet& p);
 
 // Object pool of packets: no heap allocation per packet once warm.
 class PacketPool {

@@ -180,19 +180,12 @@ DropReason parse_frame(const Frame& f, Meta& m) {
 
 }  // namespace
 
-DropReason parse(Packet& p, const ParseOptions& opt) {
-  Meta& m = p.meta;
-  m = Meta{};
-  // Bookkeeping that cannot describe a frame (hdr overruns its storage, or a
-  // trailer longer than the ICRC) is treated as a broken frame.
-  if (p.hdr_len > Packet::kMaxHdr || p.trailer_len > 4) return DropReason::truncated;
-  if (p.frame_len() < kMinFrameBytes) return DropReason::truncated;  // IEEE 802.3 runt
-  if (opt.check_fcs && compute_fcs(p) != p.fcs) return DropReason::bad_fcs;
+namespace {
 
-  const uint64_t present = uint64_t(p.hdr_len) + p.payload_len + p.trailer_len;
-  const DropReason r = parse_frame(Frame{p.hdr, p.hdr_len, present, true}, m);
-  if (r != DropReason::none || !opt.check_icrc || !has_icrc(m.kind)) return r;
+constexpr uint8_t kParsed = 1, kFcsChecked = 2, kIcrcChecked = 4;
 
+// The ICRC check of a parsed RoCEv2 frame (m filled by parse_frame).
+DropReason check_icrc(const Packet& p, const Meta& m) {
   // The ICRC is the last 4 bytes of the IP datagram, normally the trailer.
   // Bytes past hdr_len are payload zeros, then the trailer.
   const uint64_t icrc_pos = uint64_t(m.l3_offset) + m.ip_total_len - kIcrc;
@@ -209,6 +202,50 @@ DropReason parse(Packet& p, const ParseOptions& opt) {
   const uint64_t covered_zeros = icrc_pos > p.hdr_len ? icrc_pos - p.hdr_len : 0;
   if (roce_icrc(p.hdr + m.l3_offset, covered_real, covered_zeros) != stored) return DropReason::bad_icrc;
   return DropReason::none;
+}
+
+DropReason parse_full(Packet& p, const ParseOptions& opt) {
+  Meta& m = p.meta;
+  m = Meta{};
+  // Bookkeeping that cannot describe a frame (hdr overruns its storage, or a
+  // trailer longer than the ICRC) is treated as a broken frame.
+  if (p.hdr_len > Packet::kMaxHdr || p.trailer_len > 4) return DropReason::truncated;
+  if (p.frame_len() < kMinFrameBytes) return DropReason::truncated;  // IEEE 802.3 runt
+  if (opt.check_fcs && compute_fcs(p) != p.fcs) return DropReason::bad_fcs;
+
+  const uint64_t present = uint64_t(p.hdr_len) + p.payload_len + p.trailer_len;
+  const DropReason r = parse_frame(Frame{p.hdr, p.hdr_len, present, true}, m);
+  if (r != DropReason::none || !opt.check_icrc || !has_icrc(m.kind)) return r;
+  return check_icrc(p, m);
+}
+
+}  // namespace
+
+DropReason parse(Packet& p, const ParseOptions& opt) {
+  const uint8_t want = uint8_t(kParsed | (opt.check_fcs ? kFcsChecked : 0) | (opt.check_icrc ? kIcrcChecked : 0));
+  const uint64_t digest = frame_digest(p);
+  const uint8_t have = p.parsed_checks;
+  if ((have & kParsed) && p.parsed_digest == digest) {
+    // The same bytes as the carried parse: only the checks it did not make.
+    const uint8_t missing = uint8_t(want & ~have);
+    if ((missing & kFcsChecked) && compute_fcs(p) != p.fcs) {
+      p.parsed_checks = 0;
+      return DropReason::bad_fcs;
+    }
+    if ((missing & kIcrcChecked) && has_icrc(p.meta.kind)) {
+      const DropReason r = check_icrc(p, p.meta);
+      if (r != DropReason::none) {
+        p.parsed_checks = 0;
+        return r;
+      }
+    }
+    p.parsed_checks = uint8_t(have | want);
+    return DropReason::none;
+  }
+  const DropReason r = parse_full(p, opt);
+  p.parsed_checks = r == DropReason::none ? want : 0;
+  p.parsed_digest = digest;
+  return r;
 }
 
 DropReason parse_bytes(const uint8_t* bytes, size_t len, Meta& meta, bool check_icrc) {

@@ -19,6 +19,14 @@ struct ParseOptions {
 // a RoCEv2 datagram must end exactly at hdr_len + payload_len + trailer_len.
 // An IP total length that disagrees with the frame gives bad_ip_header.
 // meta holds whatever was parsed before a failure.
+//
+// Carried parse: a successful parse records its checks and the frame's
+// digest (frame_digest) in the packet. A later parse() of the same bytes (the
+// next hop's MAC) finds the digest unchanged and makes only the checks not
+// yet made (e.g. the ICRC at the NIC after switches that skip it), keeping
+// meta; any change to the frame's bytes since (an ECN mark, a rewritten
+// header, a corrupted byte) gives another digest and a full parse with every
+// check. The verdict is the one a full parse would give.
 DropReason parse(Packet& p, const ParseOptions& opt = {});
 
 // Parse a raw frame without FCS (as in a pcap record): bytes [0, len).

@@ -349,3 +349,135 @@ TEST(Names, DropReasonsAreSnakeCaseEnumerators) {
 
 }  // namespace
 }  // namespace rocesim::packet
+
+namespace rocesim::packet {
+namespace {
+
+// A parse from scratch of p's bytes (nothing carried), as a reference.
+DropReason fresh(const Packet& p, const ParseOptions& o, Meta* meta = nullptr) {
+  Packet q = p;
+  q.parsed_checks = 0;
+  const DropReason r = parse(q, o);
+  if (meta) *meta = q.meta;
+  return r;
+}
+
+// The parse carried from hop to hop: the next MAC's parse of unchanged bytes
+// keeps the meta and makes only the checks still missing; after any change
+// to a byte, the FCS, the trailer or a length it gives exactly what a parse
+// from scratch gives.
+TEST(CarriedParse, UnchangedBytesKeepMetaAndAddOnlyMissingChecks) {
+  for (Sample& s : samples()) {
+    SCOPED_TRACE(s.name);
+    Packet p = s.p;
+    const ParseOptions sw{true, false}, nic{true, true};
+    ASSERT_EQ(parse(p, sw), DropReason::none);
+    const Meta after_switch = p.meta;
+    ASSERT_EQ(parse(p, sw), DropReason::none);
+    EXPECT_EQ(p.meta, after_switch);
+    ASSERT_EQ(parse(p, nic), DropReason::none);
+    Meta want;
+    ASSERT_EQ(fresh(p, nic, &want), DropReason::none);
+    EXPECT_EQ(p.meta, want);
+  }
+}
+
+TEST(CarriedParse, AChecksMissingFromTheCarriedParseStillFail) {
+  // A bad ICRC passes a switch (no ICRC check) and fails at the NIC.
+  Packet p;
+  BthSpec b;
+  b.opcode = op::kWriteOnly;
+  RethSpec r{1, 2, 3};
+  build_roce(p, test::eth_spec(), test::ip_spec(), 9, b, &r, nullptr, 1024);
+  p.trailer[1] ^= 0x40;
+  p.fcs = compute_fcs(p);
+  EXPECT_EQ(parse(p, {true, false}), DropReason::none);
+  EXPECT_EQ(parse(p, {true, true}), DropReason::bad_icrc);
+  EXPECT_EQ(parse(p, {true, true}), DropReason::bad_icrc) << "a failure is not carried";
+  // A bad FCS passes a MAC that does not check it and fails at one that does.
+  build_cnp(p, test::eth_spec(), test::ip_spec(), 9, 7);
+  p.fcs ^= 0x8000;
+  EXPECT_EQ(parse(p, {false, false}), DropReason::none);
+  EXPECT_EQ(parse(p, {true, false}), DropReason::bad_fcs);
+}
+
+TEST(CarriedParse, EveryChangeAfterAParseGivesTheVerdictOfAFreshParse) {
+  const ParseOptions o{true, true};
+  int changes = 0;
+  for (Sample& s : samples()) {
+    SCOPED_TRACE(s.name);
+    auto check = [&](const Packet& changed, const std::string& what) {
+      Packet p = changed;  // still carries the parse of the original bytes
+      ASSERT_NE(p.parsed_checks, 0) << what;
+      Meta want;
+      const DropReason r = fresh(p, o, &want);
+      EXPECT_EQ(parse(p, o), r) << what;
+      if (r == DropReason::none) {
+        EXPECT_EQ(p.meta, want) << what;
+      }
+      ++changes;
+    };
+    Packet base = s.p;
+    ASSERT_EQ(parse(base, o), DropReason::none);
+    // Every bit of every header byte, alone (the FCS left as it was: bad_fcs),
+    // and with the FCS rewritten (the header checks then decide).
+    for (size_t i = 0; i < base.hdr_len; ++i)
+      for (int bit = 0; bit < 8; ++bit) {
+        Packet c = base;
+        c.hdr[i] ^= uint8_t(1u << bit);
+        check(c, "hdr[" + std::to_string(i) + "] bit " + std::to_string(bit));
+        c.fcs = compute_fcs(c);
+        check(c, "hdr[" + std::to_string(i) + "] bit " + std::to_string(bit) + " with its FCS");
+      }
+    for (int bit = 0; bit < 32; ++bit) {
+      Packet c = base;
+      c.fcs ^= 1u << bit;
+      check(c, "fcs bit " + std::to_string(bit));
+    }
+    for (size_t i = 0; i < 4; ++i) {
+      Packet c = base;
+      c.trailer[i] ^= 0x01;
+      c.fcs = compute_fcs(c);
+      check(c, "trailer[" + std::to_string(i) + "]");
+    }
+    {
+      Packet c = base;
+      c.payload_len += 4;
+      c.fcs = compute_fcs(c);
+      check(c, "payload_len + 4");
+    }
+    {
+      Packet c = base;
+      if (c.hdr_len > 0) --c.hdr_len;
+      c.fcs = compute_fcs(c);
+      check(c, "hdr_len - 1");
+    }
+  }
+  EXPECT_GT(changes, 6 * 2 * 8 * 50);
+}
+
+TEST(CarriedParse, TheDigestSeesEveryBitOfTheFrame) {
+  Packet p;
+  BthSpec b;
+  b.opcode = op::kSendOnly;
+  build_roce(p, test::eth_spec(true), test::ip_spec(), 9, b, nullptr, nullptr, 100);
+  const uint64_t d = frame_digest(p);
+  for (size_t i = 0; i < p.hdr_len; ++i)
+    for (int bit = 0; bit < 8; ++bit) {
+      Packet c = p;
+      c.hdr[i] ^= uint8_t(1u << bit);
+      EXPECT_NE(frame_digest(c), d) << i << ":" << bit;
+    }
+  Packet c = p;
+  c.hdr[p.hdr_len] ^= 1;  // past hdr_len: not part of the frame
+  EXPECT_EQ(frame_digest(c), d);
+  c = p;
+  c.pad_len = 1;
+  EXPECT_NE(frame_digest(c), d);
+  c = p;
+  c.trailer_len = 0;
+  EXPECT_NE(frame_digest(c), d);
+}
+
+}  // namespace
+}  // namespace rocesim::packet
