@@ -113,15 +113,13 @@ Verdict Mmu::shared_check(const Limit& l, uint32_t shared, uint32_t part, Verdic
   return uint64_t(shared) + part <= l.static_cells ? Verdict::admit : limit;
 }
 
-void Mmu::check_indices(uint16_t in_port, uint8_t pg, uint16_t out_port, uint8_t queue, uint32_t cells,
-                        const char* what) const {
-  const size_t n = m_config.ports.size();
-  if (in_port >= n || out_port >= n || pg >= kPgsPerPort || queue >= kQueuesPerPort || cells == 0) {
-    std::ostringstream m;
-    m << "mmu: malformed " << what << " (in_port " << in_port << ", pg " << unsigned(pg) << ", out_port "
-      << out_port << ", queue " << unsigned(queue) << ", cells " << cells << "; " << n << " ports)";
-    throw std::invalid_argument(m.str());
-  }
+void Mmu::fail_indices(uint16_t in_port, uint8_t pg, uint16_t out_port, uint8_t queue, uint32_t cells,
+                       const char* what) const {
+  std::ostringstream m;
+  m << "mmu: malformed " << what << " (in_port " << in_port << ", pg " << unsigned(pg) << ", out_port "
+    << out_port << ", queue " << unsigned(queue) << ", cells " << cells << "; " << m_config.ports.size()
+    << " ports)";
+  throw std::invalid_argument(m.str());
 }
 
 PgState Mmu::make_pg_state(size_t gi) const {

@@ -288,8 +288,16 @@ class Mmu {
   AdmitResult commit(size_t gi, size_t qi, uint32_t c, bool lossless, Verdict v, const Charge& ch);
   // admit, pool_full or the given limit verdict, for `part` shared cells on top of `shared`.
   Verdict shared_check(const Limit& l, uint32_t shared, uint32_t part, Verdict limit) const;
+  // Throws std::invalid_argument on an index out of range or zero cells (the
+  // test inline, the message out of line: this runs on every operation).
   void check_indices(uint16_t in_port, uint8_t pg, uint16_t out_port, uint8_t queue, uint32_t cells,
-                     const char* what) const;
+                     const char* what) const {
+    const size_t n = m_config.ports.size();
+    if (in_port >= n || out_port >= n || pg >= kPgsPerPort || queue >= kQueuesPerPort || cells == 0)
+      fail_indices(in_port, pg, out_port, queue, cells, what);
+  }
+  [[noreturn, gnu::cold, gnu::noinline]] void fail_indices(uint16_t in_port, uint8_t pg, uint16_t out_port,
+                                                           uint8_t queue, uint32_t cells, const char* what) const;
   PgState make_pg_state(size_t gi) const;
   QueueState make_q_state(size_t qi) const;
 

@@ -50,7 +50,7 @@ EcnResult QueueManager::ecn_decide(uint16_t port, uint8_t queue, uint64_t len, u
   return EcnResult{true, d.would_mark, d.mark, d.drew};
 }
 
-uint32_t QueueManager::take_cells(uint32_t n) {
+uint32_t QueueManager::take_cells(uint32_t n, uint32_t* last_out) {
   // The freed cells first (their links lead, at the end, to m_fresh), ...
   const uint32_t head = m_free_head;
   uint32_t c = head, last = kNoCell;
@@ -68,6 +68,7 @@ uint32_t QueueManager::take_cells(uint32_t n) {
   }
   m_next[last] = kNoCell;
   m_free_head = c;
+  *last_out = last;
   return head;
 }
 
@@ -90,7 +91,8 @@ EnqueueResult QueueManager::enqueue(const EnqueueOp& op) {
   // Cells off the free list, in list order. The MMU's ingress view fits the
   // buffer (mmu::validate), so they are there.
   if (op.cells > m_free_count) throw std::logic_error("qm::enqueue: admitted a packet the free list cannot hold");
-  const uint32_t head = take_cells(op.cells);
+  uint32_t tail;
+  const uint32_t head = take_cells(op.cells, &tail);
   m_free_count -= op.cells;
   out.head_cell = head;
 
@@ -116,6 +118,7 @@ EnqueueResult QueueManager::enqueue(const EnqueueOp& op) {
   Desc& d = m_desc[id];
   d.next = kNoDesc;
   d.head = head;
+  d.tail = tail;
   d.cells = op.cells;
   d.bytes = op.bytes;
   d.in_port = op.in_port;
@@ -173,9 +176,7 @@ DequeueResult QueueManager::dequeue(const DequeueOp& op) {
   if (m_cfg.mmu.ports[d.in_port].pgs[d.pg].lossless) out.pfc = pfc_eval(d.in_port, d.pg, rel.pg, false);
 
   // The chain back onto the free list, whole: its head is handed out next.
-  uint32_t last = head;
-  for (uint32_t i = 1; i < d.cells; ++i) last = m_next[last];
-  m_next[last] = m_free_head;
+  m_next[d.tail] = m_free_head;
   m_free_head = head;
   m_free_count += d.cells;
 
@@ -195,7 +196,8 @@ PfcAction QueueManager::pfc_tick(uint16_t port, uint8_t pg) {
 
 void QueueManager::take_cells_unaccounted_for_test(uint32_t n) {
   for (uint32_t i = 0; i < n && m_free_count > 0; ++i) {
-    take_cells(1);
+    uint32_t last;
+    take_cells(1, &last);
     --m_free_count;
   }
 }

@@ -255,9 +255,10 @@ class QueueManager final : public QueueManagerIf {
 
  private:
   static constexpr uint32_t kNoDesc = 0xffffffffu;
-  struct Desc {              // per queued packet (20 bytes), in a pool: O(packets held), not O(cells)
+  struct Desc {              // per queued packet (24 bytes), in a pool: O(packets held), not O(cells)
     uint32_t next;           // the next packet of its queue, or kNoDesc
     uint32_t head;           // its head cell
+    uint32_t tail;           // its last cell: the release links it to the free list without a walk
     uint32_t cells;
     uint32_t bytes;
     uint16_t in_port;
@@ -272,8 +273,8 @@ class QueueManager final : public QueueManagerIf {
   size_t qi(uint16_t port, uint8_t q) const { return size_t(port) * kQueues + q; }
   // Takes n >= 1 cells (n <= m_free_count) off the free list, in list
   // order, linked as a chain ending in kNoCell; returns its head (the
-  // caller counts them in m_free_count).
-  uint32_t take_cells(uint32_t n);
+  // caller counts them in m_free_count); *last is its last cell.
+  uint32_t take_cells(uint32_t n, uint32_t* last);
   PfcAction pfc_eval(uint16_t port, uint8_t pg, const mmu::PgState& st, bool in_headroom);
   EcnResult ecn_decide(uint16_t port, uint8_t queue, uint64_t len, uint8_t ecn, uint32_t rand32);
 

@@ -35,7 +35,7 @@ size_t Scheduler::check_q(int q) {
   return static_cast<size_t>(q);
 }
 
-void Scheduler::check_inputs(const Heads& head_bytes, uint64_t now_ps, const char* what) const {
+void Scheduler::fail_inputs(const Heads& head_bytes, uint64_t now_ps, const char* what) const {
   if (now_ps < m_last_ps)
     throw std::invalid_argument(std::string("sched::") + what + ": time " + std::to_string(now_ps) +
                                 " ps is before the last call's " + std::to_string(m_last_ps) + " ps");
@@ -44,6 +44,7 @@ void Scheduler::check_inputs(const Heads& head_bytes, uint64_t now_ps, const cha
       throw std::invalid_argument(std::string("sched::") + what + ": queue " + std::to_string(q) + " head of " +
                                   std::to_string(head_bytes[q]) + " bytes exceeds max_frame_bytes " +
                                   std::to_string(m_cfg.max_frame_bytes));
+  throw std::logic_error("sched::fail_inputs without a bad input");
 }
 
 uint8_t Scheduler::eligible_mask(const Heads& head_bytes, uint8_t paused_mask, uint64_t t_ps) const {

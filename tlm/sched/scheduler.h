@@ -145,7 +145,15 @@ class Scheduler {
   using Opened = std::array<uint32_t, kQueues>;  // turns started during one choice
 
   static size_t check_q(int q);
-  void check_inputs(const Heads& head_bytes, uint64_t now_ps, const char* what) const;
+  // Throws std::invalid_argument on time going back or a head beyond
+  // max_frame_bytes (the test inline, the message out of line).
+  void check_inputs(const Heads& head_bytes, uint64_t now_ps, const char* what) const {
+    bool bad = now_ps < m_last_ps;
+    for (size_t q = 0; q < kQueues; ++q) bad |= head_bytes[q] > m_cfg.max_frame_bytes;
+    if (bad) fail_inputs(head_bytes, now_ps, what);
+  }
+  [[noreturn, gnu::cold, gnu::noinline]] void fail_inputs(const Heads& head_bytes, uint64_t now_ps,
+                                                          const char* what) const;
   uint8_t eligible_mask(const Heads& head_bytes, uint8_t paused_mask, uint64_t t_ps) const;
   // The queue chosen among `eligible` (strict, then DWRR), ignoring the port
   // shaper; updates `d` as a pick returning that queue would. -1 if none.
