@@ -60,10 +60,13 @@ struct Out {
   void u64(uint64_t v) { u32(uint32_t(v >> 32)), u32(uint32_t(v)); }
 };
 
-// dateTimeNanoseconds (RFC 7011 6.1.10): NTP seconds since 1900, fraction of 2^-32 s (rounded down).
+// dateTimeNanoseconds (RFC 7011 6.1.10): NTP seconds since 1900, fraction of
+// 2^-32 s. The fraction is rounded up: ns * 2^32 / 10^9 is then exact to
+// within 0.24 ns above, so a reader converting back and rounding down (as
+// Wireshark does) gets the ns written.
 uint64_t ntp_time(uint64_t epoch_unix_s, uint64_t ns) {
   const uint64_t s = epoch_unix_s + ns / kNsPerS + kNtpUnixOffsetS;
-  const uint64_t frac = ((ns % kNsPerS) << 32) / kNsPerS;
+  const uint64_t frac = (((ns % kNsPerS) << 32) + kNsPerS - 1) / kNsPerS;
   return s << 32 | frac;
 }
 
