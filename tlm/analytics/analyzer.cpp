@@ -339,6 +339,7 @@ void Analyzer::on_cm(const pk::Meta& m, uint64_t t) {
       for (DirState& d : f.d) d.tp_idx = t / m_cfg.throughput_interval_ps;
       m_index.insert(k_c2s, fi * 2 + kC2s);
       m_index.insert(k_s2c, fi * 2 + kS2c);
+      if (pe.flow >= 0) m_flows[size_t(pe.flow)].pending = -1;  // a second REP to this REQ: the RTU goes to the new flow
       pe.flow = int64_t(fi);
       pe.t_ps = t;
       f.pending = int32_t(pi);
