@@ -12,6 +12,7 @@ suite).
 """
 import json
 import os
+import resource
 import signal
 import subprocess
 import threading
@@ -35,7 +36,7 @@ class Run:
         self.log = os.path.join(self.dir, "run.log")
         self.record_path = os.path.join(self.dir, "run.json")
         self.cmd = [binary, "run", scenario.config, "--out", self.out, "--force", "--quiet", "--seed", str(seed)]
-        for k, v in list(scenario.sets.items()) + list(self.pairs):
+        for k, v in list(scenario.sets.items()) + list(scenario.chosen) + list(self.pairs):
             self.cmd += ["--set", "%s=%s" % (k, v)]
         self.cmd += scenario.args
         # Filled by load_result():
@@ -95,14 +96,26 @@ class Run:
         self.checks = []
         for c in self.scenario.criteria:
             if c.stat is None:
-                actual = M.metric(self.summary, self.csv_metrics, c.metric)
+                actual = self.value(c.metric)
                 self.checks.append((c.text, c.holds(actual), actual))
         self.status = "fail" if any(not ok for _, ok, _ in self.checks) else "pass"
 
     def value(self, path):
         if self.status == "error":
             return None
+        if path in M.RUN_METRICS:
+            return self.run_metric(path)
         return M.metric(self.summary, self.csv_metrics, path)
+
+    def run_metric(self, path):
+        """run.* metrics, from the runner's record (docs/regress.md, "Metrics")."""
+        rec = self.record or {}
+        if path == "run.wall_s":
+            return rec.get("wall_s")
+        peak, floor = rec.get("peak_rss_kib"), rec.get("rss_floor_kib")
+        if peak is None or (floor is not None and peak <= floor):
+            return None   # not above what the copy of the runner held before the exec: unknown
+        return peak / 1024.0
 
 
 def binary_id(path):
@@ -177,16 +190,20 @@ class Executor:
                     self._live[p.pid] = p
                 if self.stop.is_set():
                     _killpg(p, signal.SIGTERM)
+                # The runner's own peak RSS now: the child's ru_maxrss counts the memory it had before its
+                # exec (a copy of the runner), so a peak at or below this says only "at most this".
+                rec["rss_floor_kib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
                 try:
-                    p.wait(timeout=run.scenario.timeout_s)
+                    ru = _wait4(p, run.scenario.timeout_s)
                 except subprocess.TimeoutExpired:
                     rec["timed_out"] = True
                     _killpg(p, signal.SIGTERM)
                     try:
-                        p.wait(timeout=KILL_GRACE_S)
+                        ru = _wait4(p, KILL_GRACE_S)
                     except subprocess.TimeoutExpired:
                         _killpg(p, signal.SIGKILL)
-                        p.wait()
+                        ru = _wait4(p, None)
+                rec["peak_rss_kib"] = ru.ru_maxrss
                 with self._lock:
                     del self._live[p.pid]
                 if p.returncode < 0:
@@ -199,6 +216,23 @@ class Executor:
         rec["interrupted"] = self.stop.is_set()
         _write_json(run.record_path, rec)
         return True
+
+
+def _wait4(p, timeout):
+    """Waits for p (up to timeout seconds, None: for ever) and returns its resource usage (wait4(2): the peak RSS
+    of that very process, ru_maxrss in KiB); sets p.returncode as Popen.wait does. Raises
+    subprocess.TimeoutExpired."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    nap = 0.001
+    while True:
+        pid, status, ru = os.wait4(p.pid, 0 if deadline is None else os.WNOHANG)
+        if pid == p.pid:
+            p.returncode = os.waitstatus_to_exitcode(status)
+            return ru
+        if time.monotonic() >= deadline:
+            raise subprocess.TimeoutExpired(p.args, timeout)
+        time.sleep(nap)
+        nap = min(nap * 2, 0.05)   # short runs are seen soon, long ones cost little
 
 
 def _killpg(p, sig):
