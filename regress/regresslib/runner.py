@@ -39,7 +39,11 @@ with open("/proc/self/status") as f:
     for line in f:
         if line.startswith("RssAnon:"):
             floor = int(line.split()[1])
-p = subprocess.Popen(sys.argv[2:])
+try:
+    p = subprocess.Popen(sys.argv[2:])
+except OSError as e:
+    sys.stderr.write("regress: could not start %s: %s\n" % (sys.argv[2], e))
+    sys.exit(127)
 _, status, ru = os.wait4(p.pid, 0)
 with open(sys.argv[1] + ".partial", "w") as f:
     json.dump({"peak_rss_kib": ru.ru_maxrss, "rss_floor_kib": floor}, f)
