@@ -5,6 +5,7 @@ are a known function of the --set values it is given: round 1's pick applies its
 stops the later rounds and fails the suite."""
 import json
 import os
+import subprocess
 import sys
 import unittest
 
@@ -92,6 +93,10 @@ class Tuning(unittest.TestCase):
             self.assertIn("p.a=2.0", x["sets"])
         self.assertEqual(sorted({x["seed"] for x in inv}), [1, 2])
         self.assertEqual(len(inv), 4 * 2 + 3 * 2)
+        # The pick testcases keep junit.xml valid against the JUnit schema (as test_junit_schema checks).
+        x = subprocess.run(["xmllint", "--noout", "--schema", os.path.join(C.ROOT, "regress", "junit.xsd"),
+                            os.path.join(out, "junit.xml")], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.assertEqual(x.returncode, 0, x.stdout)
         cases = C.junit_cases(os.path.join(out, "junit.xml"))
         self.assertEqual(cases["r1 pick"][0], "pass")
         self.assertEqual(cases["r2 pick"][0], "pass")
