@@ -4,6 +4,9 @@
 # apt-get only when something is absent. Must run as root (or via sudo).
 # `install-deps.sh fuzz` also installs what `make fuzz` needs (clang and
 # libFuzzer); `make test` and `make run` never need clang.
+# `install-deps.sh slurm` also installs a single-node Slurm (slurmctld, slurmd,
+# munge, the client commands) for regress/run --backend slurm's test
+# (ctest -L slurm, docs/regress.md); nothing else needs it.
 set -euo pipefail
 
 PKGS=(
@@ -18,6 +21,9 @@ PKGS=(
 )
 if [ "${1:-}" = "fuzz" ]; then
   PKGS+=(clang-14 libclang-rt-14-dev)
+fi
+if [ "${1:-}" = "slurm" ]; then
+  PKGS+=(slurmctld slurmd slurm-client munge)
 fi
 
 missing=()

@@ -21,6 +21,14 @@ CSV_METRICS = (["csv.goodput_gbps", "csv.bulk_goodput_gbps", "csv.completed_frac
                ["csv.%s.%s" % (m, b) for m in ("fct_us_p50", "fct_us_p99", "slowdown_p50", "slowdown_p99", "flows")
                 for b, _ in BUCKETS])
 
+# Per generator (flows.csv's tag: long, incast, background, websearch, ...): csv.tag_gbps.TAG and
+# csv.tag_slowdown_p99.TAG (derived()); any tag name is accepted (a tag the run does not have is absent).
+TAG_METRIC_RE = r"csv\.(?:tag_gbps|tag_slowdown_p99|tag_completed_fraction)\.[A-Za-z0-9_]+"
+
+# Measured by the runner, not the run (runner.Run.run_metric): the peak resident set of the rocesim process
+# (wait4's ru_maxrss) in MiB, and the run's wall time in seconds.
+RUN_METRICS = ("run.peak_rss_mib", "run.wall_s")
+
 # The statistics over seeds, in the order of the result tables.
 STATS_ORDER = ("median", "p90", "min", "max")
 
@@ -53,6 +61,23 @@ def _bucket(size):
     raise AssertionError("unreachable")
 
 
+def _active_goodput(rows, end):
+    """Payload received x 8 / the time at least one of the flows is active (the union of their [start, finish]
+    intervals, finish = the end of the run if unfinished; a flow configured to start at or after the end was
+    never active), Gbps (bits per ns); None when they were never active."""
+    spans = sorted((float(r["start_ns"]), float(r["finish_ns"]) if r["finish_ns"] else end)
+                   for r in rows if float(r["start_ns"]) < end)
+    active, lo, hi = 0.0, None, None
+    for a, b in spans:
+        if hi is None or a > hi:
+            active += 0.0 if hi is None else hi - lo
+            lo, hi = a, b
+        else:
+            hi = max(hi, b)
+    active += 0.0 if hi is None else hi - lo
+    return sum(int(r["bytes_received"]) for r in rows) * 8 / active if active > 0 else None
+
+
 def derived(flows_csv, sim_time_ns):
     """csv.* metrics of a run from its flows.csv (columns: docs/outputs.md):
 
@@ -66,6 +91,10 @@ def derived(flows_csv, sim_time_ns):
                               intervals, finish = the end of the run if unfinished; a flow that starts after
                               the end counts nothing), Gbps: the goodput while
                               there is bulk data to send (regress/sweeps/ecn_sweep.sh's throughput)
+    csv.tag_gbps.TAG          the flows of generator TAG (flows.csv's tag column): their payload received x 8 /
+                              the union of their active intervals, as csv.bulk_goodput_gbps, Gbps
+    csv.tag_slowdown_p99.TAG  their p99 FCT slowdown (nearest rank over the completed ones)
+    csv.tag_completed_fraction.TAG  their completed flows / their flows
     csv.fct_us_p50.B, csv.fct_us_p99.B, csv.slowdown_p50.B, csv.slowdown_p99.B, csv.flows.B
                               per flow-size bucket B (BUCKETS): FCT percentiles in us and slowdown
                               percentiles (nearest rank over the bucket's completed flows; absent when
@@ -83,19 +112,18 @@ def derived(flows_csv, sim_time_ns):
     out["csv.goodput_gbps"] = received * 8 / (end - start) if end > start else None
     out["csv.completed_fraction"] = len(done) / len(rows)
     bulk = [r for r in rows if int(r["size_bytes"]) >= BUCKETS[0][1]]
-    # A flow configured to start after the end of the run was never active.
-    spans = sorted((float(r["start_ns"]), float(r["finish_ns"]) if r["finish_ns"] else float(sim_time_ns))
-                   for r in bulk if float(r["start_ns"]) < float(sim_time_ns))
-    active, lo, hi = 0.0, None, None
-    for a, b in spans:
-        if hi is None or a > hi:
-            active += 0.0 if hi is None else hi - lo
-            lo, hi = a, b
-        else:
-            hi = max(hi, b)
-    active += 0.0 if hi is None else hi - lo
-    if active > 0:
-        out["csv.bulk_goodput_gbps"] = sum(int(r["bytes_received"]) for r in bulk) * 8 / active
+    g = _active_goodput(bulk, float(sim_time_ns))
+    if g is not None:
+        out["csv.bulk_goodput_gbps"] = g
+    for tag in sorted({r.get("tag", "") for r in rows} - {""}):
+        mine = [r for r in rows if r.get("tag") == tag]
+        g = _active_goodput(mine, float(sim_time_ns))
+        if g is not None:
+            out["csv.tag_gbps." + tag] = g
+        slow = [float(r["slowdown"]) for r in mine if r["completed"] == "1"]
+        if slow:
+            out["csv.tag_slowdown_p99." + tag] = nearest_rank(slow, 0.99)
+        out["csv.tag_completed_fraction." + tag] = len(slow) / len(mine)
     rates = [int(r["size_bytes"]) * 8 / float(r["fct_ns"]) for r in done if float(r["fct_ns"]) > 0]
     if rates:
         out["csv.flow_gbps_mean"] = sum(rates) / len(rates)

@@ -235,10 +235,12 @@ def knee(xs, ys):
     return best
 
 
-def sweep(name, key, values, per_metric):
+def sweep(name, key, values, per_metric, chosen=None, with_knee=True):
     """One panel per metric against the swept key: the median over seeds (line), the p10..p90 band (nearest
     rank) and the knee of the median (a red ring). per_metric: {metric: [[run values of point i], ...]} in the
-    order of values. Returns (figure, {metric: index of the knee or None})."""
+    order of values; chosen: the index of a tuning round's choice (a green star); with_knee False: no knee
+    (points of a grid of several keys, whose order is not a scale). Returns (figure, {metric: index of the knee
+    or None})."""
     xs = [quantity(v) for v in values]
     if any(x is None for x in xs):
         xs = list(range(len(values)))   # not numbers: the points in grid order
@@ -255,11 +257,14 @@ def sweep(name, key, values, per_metric):
         hi = [M.nearest_rank(v, 0.90) for _, v in pts]
         ax.fill_between(px, lo, hi, alpha=0.25, label="p10..p90")
         ax.plot(px, med, marker="o", label="median")
-        k = knee(px, med)
+        k = knee(px, med) if with_knee else None
         knees[m] = None if k is None else xs.index(px[k])
         if k is not None:
             ax.plot([px[k]], [med[k]], "o", markersize=13, markerfacecolor="none", markeredgecolor="red",
                     label="knee: %s" % values[xs.index(px[k])])
+        if chosen is not None and per_metric[m][chosen]:
+            ax.plot([xs[chosen]], [statistics.median(per_metric[m][chosen])], "*", markersize=14, color="green",
+                    label="chosen: %s" % values[chosen])
         ax.set_xticks(xs, values, rotation=30, fontsize="small")
         ax.set(xlabel=key, title=m)
         ax.legend(fontsize="x-small")

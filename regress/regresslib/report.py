@@ -165,7 +165,7 @@ def write_runs_csv(path, runs, points):
     os.replace(path + ".partial", path)
 
 
-def write_results(csv_path, md_path, suite, points, knees=None):
+def write_results(csv_path, md_path, suite, points, knees=None, extra_md=()):
     gk = _grid_keys(points)
     with open(csv_path + ".partial", "w", newline="") as f:
         w = csv.writer(f)
@@ -179,6 +179,7 @@ def write_results(csv_path, md_path, suite, points, knees=None):
     os.replace(csv_path + ".partial", csv_path)
     lines = ["# Suite %s" % suite.name, "",
              "Per grid point over seeds: median, p90 (nearest rank), min and max; n = runs with the metric.", ""]
+    lines += list(extra_md)
     for sc in suite.scenarios:
         mine = [p for p in points if p.scenario is sc]
         if not mine:
@@ -245,10 +246,11 @@ def cases(suite, points):
     return out
 
 
-def write_junit(path, suite, points):
+def write_junit(path, suite, points, extra=()):
     """JUnit XML in the Ant/Jenkins format (schema: regress/junit.xsd): one testsuite per scenario, one testcase
-    per run (scenario, grid point, seed) and one per grid point with checks over its seeds."""
-    cs = cases(suite, points)
+    per run (scenario, grid point, seed) and one per grid point with checks over its seeds; extra: more
+    testcases in the form of cases() (a tuning round's pick)."""
+    cs = cases(suite, points) + list(extra)
     root = ET.Element("testsuites", name=suite.name)
     totals = {"tests": 0, "failures": 0, "errors": 0, "time": 0.0}
     stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
@@ -294,7 +296,7 @@ def _xml_safe(s):
                    or ch >= "\U00010000")
 
 
-def write_html(path, suite, points, cs, images=(), knees=None):
+def write_html(path, suite, points, cs, images=(), knees=None, extra_md=()):
     """report.html: totals, then failures and errors (checks and log tail), then the results per scenario and the
     plots (PNG files relative to the report)."""
     e = html.escape
@@ -315,6 +317,8 @@ def write_html(path, suite, points, cs, images=(), knees=None):
             e(status.upper()), e(name), e(message or ""),
             "<p>run directory: <code>%s</code></p>" % e(os.path.relpath(r.dir, os.path.dirname(path))) if r else "",
             e(text)))
+    if extra_md:
+        parts.append("<h2>Tuning</h2><pre>%s</pre>" % e("\n".join(extra_md)))
     for img in images:
         parts.append("<h2>%s</h2><img src='%s' style='max-width:100%%'>" % (e(os.path.basename(img)),
                                                                           e(os.path.relpath(img, os.path.dirname(path)))))

@@ -14,10 +14,46 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import threading
 import time
 
 from . import metrics as M
+
+# The peak RSS of a run (run.peak_rss_mib), measured as regress/perf/hops.py does: a fresh, small Python
+# process runs rocesim as its only child and reports the child's ru_maxrss. Not from the runner itself: a
+# child's ru_maxrss counts what it held before its exec, a copy of its parent (with vfork the parent's whole
+# address space; with fork its anonymous pages), and the runner grows as it reads the runs' outputs (29 MB
+# after fat_tree_k12's summary.json: link_stream.yaml came out at 30 MB instead of 11.3). The helper forks
+# (not vfork: a private CPython 3.11+ flag) with about 4 MB of its own; it writes
+#   {"peak_rss_kib": child's ru_maxrss, "rss_floor_kib": its own RssAnon at the fork}
+# to the file named by its first argument, forwards nothing (the run's process group gets the runner's
+# signals) and ends as its child did (same exit status, or the same signal).
+RSS_HELPER = r"""
+import json, os, signal, subprocess, sys
+subprocess._USE_VFORK = False
+for s in (signal.SIGINT, signal.SIGTERM):
+    signal.signal(s, lambda *_: None)    # the child got it too (one process group); reset at its exec
+floor = None
+with open("/proc/self/status") as f:
+    for line in f:
+        if line.startswith("RssAnon:"):
+            floor = int(line.split()[1])
+try:
+    p = subprocess.Popen(sys.argv[2:])
+except OSError as e:
+    sys.stderr.write("regress: could not start %s: %s\n" % (sys.argv[2], e))
+    sys.exit(127)
+_, status, ru = os.wait4(p.pid, 0)
+with open(sys.argv[1] + ".partial", "w") as f:
+    json.dump({"peak_rss_kib": ru.ru_maxrss, "rss_floor_kib": floor}, f)
+os.replace(sys.argv[1] + ".partial", sys.argv[1])
+if os.WIFSIGNALED(status):
+    sig = os.WTERMSIG(status)
+    signal.signal(sig, signal.SIG_DFL)
+    os.kill(os.getpid(), sig)
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
 
 # How long a run that hung past its timeout gets between SIGTERM (rocesim
 # then writes what it has, docs/user-guide.md) and SIGKILL.
@@ -34,8 +70,12 @@ class Run:
         self.out = os.path.join(self.dir, "out")
         self.log = os.path.join(self.dir, "run.log")
         self.record_path = os.path.join(self.dir, "run.json")
+        self.rss_path = os.path.join(self.dir, "rss.json")
+        # Through RSS_HELPER only when the scenario reports the peak RSS (it costs a Python start per run).
+        self.measure_rss = any(m == "run.peak_rss_mib" for m in
+                               list(scenario.metrics) + [c.metric for c in scenario.criteria] + list(scenario.baseline))
         self.cmd = [binary, "run", scenario.config, "--out", self.out, "--force", "--quiet", "--seed", str(seed)]
-        for k, v in list(scenario.sets.items()) + list(self.pairs):
+        for k, v in list(scenario.sets.items()) + list(scenario.chosen) + list(self.pairs):
             self.cmd += ["--set", "%s=%s" % (k, v)]
         self.cmd += scenario.args
         # Filled by load_result():
@@ -95,14 +135,26 @@ class Run:
         self.checks = []
         for c in self.scenario.criteria:
             if c.stat is None:
-                actual = M.metric(self.summary, self.csv_metrics, c.metric)
+                actual = self.value(c.metric)
                 self.checks.append((c.text, c.holds(actual), actual))
         self.status = "fail" if any(not ok for _, ok, _ in self.checks) else "pass"
 
     def value(self, path):
         if self.status == "error":
             return None
+        if path in M.RUN_METRICS:
+            return self.run_metric(path)
         return M.metric(self.summary, self.csv_metrics, path)
+
+    def run_metric(self, path):
+        """run.* metrics, from the runner's record (docs/regress.md, "Metrics")."""
+        rec = self.record or {}
+        if path == "run.wall_s":
+            return rec.get("wall_s")
+        peak, floor = rec.get("peak_rss_kib"), rec.get("rss_floor_kib")
+        if peak is None or (floor is not None and peak <= floor):
+            return None   # not above what the helper's copy held before the exec: unknown
+        return peak / 1024.0
 
 
 def binary_id(path):
@@ -165,8 +217,13 @@ class Executor:
                "timeout_s": run.scenario.timeout_s, "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
         t0 = time.monotonic()
         with open(run.log, "wb") as log:
+            cmd = run.cmd
+            if run.measure_rss:
+                if os.path.exists(run.rss_path):
+                    os.remove(run.rss_path)
+                cmd = [sys.executable, "-c", RSS_HELPER, run.rss_path] + run.cmd
             try:
-                p = subprocess.Popen(run.cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                      start_new_session=True)
             except OSError as e:
                 rec["spawn_error"] = str(e)
@@ -187,6 +244,8 @@ class Executor:
                     except subprocess.TimeoutExpired:
                         _killpg(p, signal.SIGKILL)
                         p.wait()
+                if run.measure_rss:
+                    rec.update(_read_json(run.rss_path) or {})
                 with self._lock:
                     del self._live[p.pid]
                 if p.returncode < 0:

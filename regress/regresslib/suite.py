@@ -96,6 +96,36 @@ def yaml_text(value):
     return yaml.safe_dump(value, default_flow_style=True, width=math.inf).strip()
 
 
+# One ranking key of a round's pick: (max|min) STAT(METRIC) [within N%].
+RANK_RE = re.compile(r"^\s*(max|min)\s+(%s)\(\s*(%s)\s*\)\s*(?:within\s+([0-9]+(?:\.[0-9]*)?)\s*%%)?\s*$"
+                     % ("|".join(STATS), METRIC_RE))
+
+
+class Rank:
+    """(max|min) STAT(METRIC) within N%: keep the candidates whose statistic is within N % of the best one's
+    (|v - best| <= N/100 x |best|; exactly the best without 'within')."""
+
+    def __init__(self, text, goal, stat, metric, within):
+        self.text, self.goal, self.stat, self.metric, self.within = text, goal, stat, metric, within
+
+
+class Pick:
+    """How a round chooses its grid point (docs/regress.md, "Tuning rounds"): the points whose runs all ran and
+    that meet every `require` criterion (STAT(METRIC) OP VALUE over the seeds), then each rank key in turn; the
+    first remaining point in grid order."""
+
+    def __init__(self):
+        self.require = []   # [Criterion], each with a stat
+        self.rank = []      # [Rank]
+
+    def text(self):
+        parts = []
+        if self.require:
+            parts.append("subject to " + " and ".join(c.text for c in self.require))
+        parts += [r.text for r in self.rank]
+        return "; ".join(parts)
+
+
 class Scenario:
     """One scenario of a suite, defaults merged in (docs/regress.md)."""
 
@@ -112,6 +142,8 @@ class Scenario:
         self.mark = None          # position of the scenario in the suite file
         self.grid_mark = None
         self.key_marks = {}       # --set key -> (position, suite key) of its set: or grid: entry
+        self.pick = None          # a tuning round's Pick, else None
+        self.chosen = []          # a tuning round: the earlier rounds' choices, [(key, YAML text)], set by the runner
 
     def points(self):
         """Grid points in order: [(label, dirname, [(key, value), ...])]; one point 'base' without a grid."""
@@ -141,10 +173,11 @@ class Suite:
         self.scenarios = []
         self.baselines_file = None   # absolute path or None
         self.baselines_mark = None
+        self.rounds = False          # True: the scenarios are tuning rounds, run in order (rounds:)
 
 
 SCENARIO_KEYS = ("seeds", "timeout", "set", "grid", "args", "criteria", "metrics", "baseline")
-TOP_KEYS = ("name", "defaults", "baselines", "scenarios")
+TOP_KEYS = ("name", "defaults", "baselines", "scenarios", "rounds")
 
 
 class _Reader:
@@ -198,8 +231,8 @@ def _check_metric(r, node, key, text):
     if not isinstance(text, str) or not re.fullmatch(METRIC_RE, text):
         raise r.err(node, key, "expected a metric path such as fct.slowdown_p99 or fct.by_size[0].slowdown_p99, "
                     "got %r" % (text,))
-    for prefix, known in (("csv.", M.CSV_METRICS), ("derived.", list(M.RATIOS))):
-        if text.startswith(prefix) and text not in known:
+    for prefix, known in (("csv.", M.CSV_METRICS), ("derived.", list(M.RATIOS)), ("run.", list(M.RUN_METRICS))):
+        if text.startswith(prefix) and text not in known and not re.fullmatch(M.TAG_METRIC_RE, text):
             close = difflib.get_close_matches(text, known, 1)
             raise r.err(node, key, "unknown metric '%s'%s" % (text, " (did you mean '%s'?)" % close[0] if close
                                                                else " (%s)" % ", ".join(known)))
@@ -280,6 +313,36 @@ def _scenario_keys(r, fields, key, sc, suite):
                 sc.baseline[mk] = tol
 
 
+def _pick(r, node, key):
+    """A round's pick: {require: [STAT(METRIC) OP VALUE, ...], rank: ["max|min STAT(METRIC) [within N%]", ...]}."""
+    fields = r.mapping(node, key, ("require", "rank"))
+    pk = Pick()
+    if "require" in fields:
+        for i, x in enumerate(r.seq(fields["require"][1], key + ".require")):
+            t = r.value(x) if isinstance(x, yaml.ScalarNode) else None
+            c = parse_criterion(t) if isinstance(t, str) else None
+            if c is None or c.stat is None:
+                raise r.err(x, "%s.require[%d]" % (key, i), "expected 'STAT(METRIC) OP VALUE' over the seeds "
+                            "(STAT: %s), e.g. 'max(packets.dropped) == 0', got %r" % (", ".join(STATS), t))
+            _check_metric(r, x, "%s.require[%d]" % (key, i), c.metric)
+            pk.require.append(c)
+    if "rank" not in fields:
+        raise r.err(node, key + ".rank", "missing (at least one 'max|min STAT(METRIC) [within N%]')")
+    items = r.seq(fields["rank"][1], key + ".rank")
+    if not items:
+        raise r.err(fields["rank"][1], key + ".rank", "expected at least one 'max|min STAT(METRIC) [within N%]'")
+    for i, x in enumerate(items):
+        t = r.value(x) if isinstance(x, yaml.ScalarNode) else None
+        m = RANK_RE.match(t) if isinstance(t, str) else None
+        if m is None:
+            raise r.err(x, "%s.rank[%d]" % (key, i), "expected 'max|min STAT(METRIC) [within N%%]' (STAT: %s), "
+                        "e.g. 'max median(csv.tag_gbps.incast) within 2%%', got %r" % (", ".join(STATS), t))
+        _check_metric(r, x, "%s.rank[%d]" % (key, i), m.group(3))
+        pk.rank.append(Rank(t.strip(), m.group(1), m.group(2), m.group(3),
+                            float(m.group(4)) / 100 if m.group(4) else 0.0))
+    return pk
+
+
 def load(path):
     """Suite from a file; raises SuiteError on any problem, OSError if unreadable."""
     r = _Reader(path)
@@ -287,8 +350,13 @@ def load(path):
     if r.root is None:
         raise SuiteError(path, None, None, "empty suite file")
     top = r.mapping(r.root, "", TOP_KEYS)
-    if "scenarios" not in top:
-        raise r.err(r.root, "scenarios", "missing (a suite needs at least one scenario)")
+    if "scenarios" in top and "rounds" in top:
+        raise r.err(top["rounds"][0], "rounds", "a suite has either scenarios: or rounds:, not both")
+    if "rounds" in top:
+        suite.rounds = True
+    elif "scenarios" not in top:
+        raise r.err(r.root, "scenarios", "missing (a suite needs at least one scenario, or tuning rounds:)")
+    list_key = "rounds" if suite.rounds else "scenarios"
     if "name" in top:
         suite.name = r.string(top["name"][1], "name")
         if not re.fullmatch(r"[A-Za-z0-9._-]+", suite.name):
@@ -302,12 +370,13 @@ def load(path):
         raise r.err(dfields["grid"][0], "defaults.grid", "a grid belongs to a scenario")
     _scenario_keys(r, dfields, "defaults", defaults, suite)
     names = set()
-    items = r.seq(top["scenarios"][1], "scenarios")
+    items = r.seq(top[list_key][1], list_key)
     if not items:
-        raise r.err(top["scenarios"][1], "scenarios", "expected at least one scenario")
+        raise r.err(top[list_key][1], list_key, "expected at least one %s" % list_key[:-1])
+    swept = {}   # a round's grid key -> the round that chose it
     for i, node in enumerate(items):
-        key = "scenarios[%d]" % i
-        fields = r.mapping(node, key, ("name", "config") + SCENARIO_KEYS)
+        key = "%s[%d]" % (list_key, i)
+        fields = r.mapping(node, key, ("name", "config") + SCENARIO_KEYS + (("pick",) if suite.rounds else ()))
         if "config" not in fields:
             raise r.err(node, key + ".config", "missing (the rocesim scenario file, relative to the suite file)")
         own = Scenario()
@@ -335,9 +404,27 @@ def load(path):
             raise r.err(nnode, key + ".name", "scenario '%s' is named twice (give one a name:)" % own.name)
         names.add(own.name)
         # Lists concatenate with the defaults', maps merge key by key; seeds and timeout replace.
-        _scenario_keys(r, {k: v for k, v in fields.items() if k not in ("name", "config")}, key, own, suite)
+        _scenario_keys(r, {k: v for k, v in fields.items() if k not in ("name", "config", "pick")}, key, own, suite)
         for gk, _ in own.grid:
             if gk in own.sets:
                 raise r.err(fields["grid"][1], key + ".grid." + gk, "also given in set: (a key is either fixed or swept)")
+        if suite.rounds:
+            # What this round fixes for the later ones: its own set: (not the defaults') and its choice.
+            own.own_sets = [(k, v) for k, v in own.sets.items() if defaults.sets.get(k) != v]
+            if "pick" not in fields:
+                raise r.err(node, key + ".pick", "missing (how the round chooses its grid point)")
+            if "grid" not in fields:
+                raise r.err(node, key + ".grid", "missing (the parameters the round sweeps)")
+            own.pick = _pick(r, fields["pick"][1], key + ".pick")
+            for sk in own.sets:
+                if sk in swept:
+                    raise SuiteError(r.path, own.key_marks[sk][0], own.key_marks[sk][1], "fixed by round '%s': a later round "
+                                "takes that round's value (remove it here)" % swept[sk])
+            for gk, _ in own.grid:
+                if gk in swept:
+                    raise SuiteError(r.path, own.key_marks[gk][0], own.key_marks[gk][1], "already fixed by round '%s' (each "
+                                "round tunes its own parameters)" % swept[gk])
+            for gk in [k for k, _ in own.grid] + [k for k, _ in own.own_sets]:
+                swept[gk] = own.name
         suite.scenarios.append(own)
     return suite

@@ -16,8 +16,8 @@
 # OUT_DIR/ecn_sweep_runs.csv, one row per run: k_bytes, seed,
 #   throughput_gbps: the bulk flows' payload delivered x 8 / the time at
 #     least one of them is active (from its start to its finish, or to the
-#     end of the run if it did not finish): the goodput while there is bulk
-#     data to send;
+#     end of the run if it did not finish; a flow starting after the end
+#     counts nothing): the goodput while there is bulk data to send;
 #   line_fraction: throughput_gbps / the line rate of the bulk flows'
 #     receivers (summed over distinct receivers);
 #   ecn_seen, ecn_marked, mark_ratio (marked / seen, every marking queue),
@@ -53,8 +53,11 @@ s = json.load(open(d + "/summary.json"))
 end = s["sim_time_ns"]
 short_max = s["fct"]["by_size"][0]["max_bytes"]  # 10 KB: the first FCT bucket
 bulk = [f for f in csv.DictReader(open(d + "/flows.csv")) if int(f["size_bytes"]) >= short_max]
-# Union of the bulk flows' active intervals [start, finish or end of run].
-spans = sorted((float(f["start_ns"]), float(f["finish_ns"]) if f["finish_ns"] else end) for f in bulk)
+# Union of the bulk flows' active intervals [start, finish or end of run]; a flow configured to start at or
+# after the end of the run (a run cut short with --set sim.duration) was never active: its interval would
+# run backwards and shrink the union.
+spans = sorted((float(f["start_ns"]), float(f["finish_ns"]) if f["finish_ns"] else end) for f in bulk
+               if float(f["start_ns"]) < end)
 active, lo, hi = 0.0, None, None
 for a, b in spans:
     if hi is None or a > hi:

@@ -120,6 +120,35 @@ class Aggregate(unittest.TestCase):
         for k in KS:
             self.assertIn("| switch.ecn.k=%s | %d |" % (k, len(SEEDS)), md)
 
+    def test_sweep_script_with_flows_after_the_end(self):
+        """regress/sweeps/ecn_sweep.sh on a run cut to 1.5 ms: the incast's third and fourth rounds (from 2.1 and
+        3.1 ms) start after the end and count nothing. Before the fix their intervals [start, end] ran
+        backwards and shrank the union, so the throughput came out too high."""
+        d = C.tmpdir(self)
+        sweep = os.path.join(d, "sweep")
+        subprocess.run(["bash", os.path.join(C.ROOT, "regress", "sweeps", "ecn_sweep.sh"), sweep,
+                        "--set", "sim.duration=1500us"], check=True, stdout=subprocess.DEVNULL,
+                       env=dict(os.environ, ROCESIM=C.BIN, SEEDS="1", KS="64"))
+        with open(os.path.join(sweep, "ecn_sweep_runs.csv"), newline="") as f:
+            (row,) = list(csv.DictReader(f))
+        run = os.path.join(sweep, "k65536", "s1")
+        with open(os.path.join(run, "summary.json")) as f:
+            end = json.load(f)["sim_time_ns"]
+        with open(os.path.join(run, "flows.csv"), newline="") as f:
+            bulk = [r for r in csv.DictReader(f) if int(r["size_bytes"]) >= 10_000]
+        late = [r for r in bulk if float(r["start_ns"]) >= end]
+        self.assertEqual(len(late), 16)   # rounds 3 and 4 of the 8-sender incast: configured, never started
+        # Time with at least one bulk flow active, summed over the elementary intervals between all the flows'
+        # start and end times (a different method from the script's interval union): each active flow covers
+        # [start, finish or end).
+        spans = [(float(r["start_ns"]), float(r["finish_ns"]) if r["finish_ns"] else end) for r in bulk
+                 if float(r["start_ns"]) < end]
+        marks = sorted({t for s in spans for t in s})
+        active = sum(b - a for a, b in zip(marks, marks[1:])
+                     if any(s <= a and b <= e for s, e in spans))
+        want = sum(int(r["bytes_received"]) for r in bulk) * 8 / active
+        self.assertAlmostEqual(float(row["throughput_gbps"]), want, places=3)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -46,6 +46,32 @@ CASES = [
     ("{sim.duration: 1ms}", "{sim.duration: 1ms, sim: [}", None, None, "not valid YAML"),
 ]
 
+# Tuning rounds (rounds:): the same rules, on a suite of two rounds.
+ROUNDS = """\
+name: badrounds
+defaults: {seeds: 1, timeout: 30s}
+rounds:
+  - config: %s/default.yaml
+    name: one
+    grid: {links.cable_m: [2, 20]}
+    pick: {require: ["max(packets.dropped) == 0"], rank: ["max median(flows.completed) within 2%%"]}
+  - config: %s/default.yaml
+    name: two
+    grid: {sim.duration: [1ms, 2ms]}
+    pick: {rank: ["min median(fct.slowdown_p99)"]}
+""" % (C.SCENARIOS, C.SCENARIOS)
+
+ROUND_CASES = [
+    ('"max median(flows.completed) within 2%"', '"max flows.completed"', '"max flows.completed"',
+     "rounds[0].pick.rank[0]", "max|min STAT(METRIC)"),
+    ('require: ["max(packets.dropped) == 0"]', 'require: ["packets.dropped == 0"]', '"packets.dropped == 0"',
+     "rounds[0].pick.require[0]", "over the seeds"),
+    ("    pick: {rank: [\"min", "    pik: {rank: [\"min", "pik", "rounds[1].pik", "did you mean 'pick'"),
+    ("grid: {sim.duration: [1ms, 2ms]}", "grid: {links.cable_m: [1, 2]}", "links.cable_m: [1, 2]",
+     "rounds[1].grid.links.cable_m", "already fixed by round 'one'"),
+    ("rounds:", "scenarios: []\nrounds:", "rounds:", "rounds", "not both"),
+]
+
 
 class SuiteErrors(unittest.TestCase):
     def test_good_suite_runs(self):
@@ -75,13 +101,30 @@ class SuiteErrors(unittest.TestCase):
                 self.assertIn(why, msg)
                 self.assertFalse(os.path.exists(out))
 
+    def test_bad_rounds(self):
+        for old, new, at, key, why in ROUND_CASES:
+            with self.subTest(new=new):
+                d = C.tmpdir(self)
+                self.assertIn(old, ROUNDS)
+                text = ROUNDS.replace(old, new, 1)
+                path = C.write(os.path.join(d, "s.yaml"), text)
+                out = os.path.join(d, "out")
+                r = C.regress(path, out)
+                self.assertEqual(r.returncode, 2, r.stderr)
+                lines = r.stderr.strip().splitlines()
+                self.assertEqual(len(lines), 1, r.stderr)
+                line, col = position(text, at)
+                self.assertTrue(lines[0].startswith("regress: %s:%d:%d: key '%s'" % (path, line, col, key)), lines[0])
+                self.assertIn(why, lines[0])
+                self.assertFalse(os.path.exists(out))
+
     def test_bad_options(self):
         d = C.tmpdir(self)
         path = C.write(os.path.join(d, "s.yaml"), GOOD)
         out = os.path.join(d, "out")
         for args, word in ((["--jobs", "0"], "--jobs"), (["--bogus"], "--bogus"),
                            (["--bin", "/nonexistent/rocesim"], "--bin"),
-                           (["--update-baselines"], "baselines")):
+                           (["--update-baselines"], "baselines"), (["--seeds", "0"], "--seeds")):
             r = C.regress(path, out, *args)
             self.assertEqual(r.returncode, 2, r.stderr)
             self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)

@@ -1,6 +1,7 @@
 // rocesim command line: `rocesim run` and `rocesim validate`.
 // Exit status: 0 ok, 2 bad input (config, arguments, output path), 1 simulation
-// or output failure, 130/143 stopped by SIGINT/SIGTERM, 124 stopped by --max-wall.
+// or output failure (or a --fail-on condition that holds), 130/143 stopped by
+// SIGINT/SIGTERM, 124 stopped by --max-wall.
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -39,15 +40,15 @@ const char* kMainHelp =
     "rocesim " ROCESIM_VERSION " - cycle-approximate model of a RoCEv2 switch fabric\n"
     "\n"
     "usage: rocesim run CONFIG.yaml --out DIR [--force] [--seed N] [--set key.path=value ...] [--pcap NODE:PORT ...]\n"
-    "                   [--record-ops FILE] [--trace FILE.fst|FILE.vcd [--trace-from T] [--trace-to T]\n"
+    "                   [--fail-on COND,...] [--record-ops FILE] [--trace FILE.fst|FILE.vcd [--trace-from T] [--trace-to T]\n"
     "                   [--trace-select NODE[:PORT][,...]]]\n"
     "       rocesim validate CONFIG.yaml [--set key.path=value ...]\n"
     "       rocesim keys [SECTION]   (the key reference of docs/config.md, from the key tables)\n"
     "       rocesim --help | --version\n"
     "\n"
     "Run 'rocesim run --help' or 'rocesim validate --help' for details.\n"
-    "Exit status: 0 ok, 2 bad input, 1 simulation or output failure, 130/143 interrupted (SIGINT/SIGTERM),\n"
-    "124 wall-clock limit (--max-wall).\n";
+    "Exit status: 0 ok, 2 bad input, 1 simulation or output failure or a --fail-on condition,\n"
+    "130/143 interrupted (SIGINT/SIGTERM), 124 wall-clock limit (--max-wall).\n";
 
 const char* kRunHelp =
     "usage: rocesim run CONFIG.yaml --out DIR [options]\n"
@@ -89,6 +90,11 @@ const char* kRunHelp =
     "                        repeatable (default: every switch and host), e.g. sw0:16,h0\n"
     "  --check-invariants    check the model every 10 us simulated and at the end (packet conservation,\n"
     "                        cell accounting, counters, RC PSN order); a violation ends the run, exit 1\n"
+    "  --fail-on COND,...    exit 1 when a condition holds at the end of a run that completed (one line each\n"
+    "                        on stderr; outputs as usual), repeatable: deadlock (summary.json pfc.deadlock),\n"
+    "                        lossless_drops (a lossless-priority frame dropped: headroom_overflow or\n"
+    "                        pfc_watchdog), drops (any frame dropped), unfinished_flows (a flow did not\n"
+    "                        complete)\n"
     "\n"
     "Bad input is reported as FILE:LINE:COL: key 'PATH': reason and exits 2 before any output is written.\n"
     "So is a run whose estimated memory or output exceeds sim.max_memory or sim.max_output.\n"
@@ -117,7 +123,32 @@ struct Args {
   std::string trace, trace_from, trace_to;  // --trace FILE, --trace-from T, --trace-to T (as given)
   uint64_t trace_from_ps = 0, trace_to_ps = UINT64_MAX;
   std::vector<std::string> trace_select;
+  std::vector<std::string> fail_on;  // --fail-on conditions, each once, in the order given
 };
+
+// The --fail-on conditions (docs/user-guide.md), in the order they are checked.
+const char* const kFailOn[] = {"deadlock", "lossless_drops", "drops", "unfinished_flows"};
+
+// Splits "a,b" into the known conditions; false (and the bad name) for an
+// unknown or empty one.
+bool parse_fail_on(const std::string& list, std::vector<std::string>& out, std::string& bad) {
+  size_t at = 0;
+  while (true) {
+    const size_t comma = list.find(',', at);
+    const std::string name = list.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+    bool known = false;
+    for (const char* k : kFailOn) known = known || name == k;
+    if (!known) {
+      bad = name;
+      return false;
+    }
+    bool seen = false;
+    for (const std::string& x : out) seen = seen || x == name;
+    if (!seen) out.push_back(name);
+    if (comma == std::string::npos) return true;
+    at = comma + 1;
+  }
+}
 
 // One line, as for bad configuration (the help text only with --help).
 int usage_error(const std::string& msg, const char* help) {
@@ -238,6 +269,16 @@ int parse_args(int argc, char** argv, Args& a) {
       std::string v;
       if (!value(v) || v.empty()) return usage_error("--trace-select needs NODE, NODE:PORT or NODE:*, comma-separated", help);
       a.trace_select.push_back(v);
+    } else if (a.cmd == "run" && (arg == "--fail-on" || arg.rfind("--fail-on=", 0) == 0)) {
+      std::string v, bad;
+      if (arg == "--fail-on") {
+        if (!value(v)) return usage_error("--fail-on needs a condition: deadlock, lossless_drops, drops or unfinished_flows", help);
+      } else {
+        v = arg.substr(10);
+      }
+      if (!parse_fail_on(v, a.fail_on, bad))
+        return usage_error("--fail-on " + v + ": " + (bad.empty() ? std::string("empty condition") : "unknown condition '" + bad + "'") +
+                               "; conditions: deadlock, lossless_drops, drops or unfinished_flows", help);
     } else if (a.cmd == "run" && arg == "--check-invariants") {
       a.check_invariants = true;
     } else if (arg == "--quiet" || arg == "-q") {
@@ -348,6 +389,39 @@ void mismatch_window(const Args& a, const std::string& sw, uint64_t t_ps) {
 // destroys the model as usual. Builds with AddressSanitizer tear down, so
 // its leak check still sees the model's memory.
 bool g_fast_exit = false;
+
+// --fail-on: exit 1 when a named condition holds at the end of a completed
+// run, one line per condition that holds (the figures are summary.json's).
+// lossless_drops counts the drop reasons only lossless frames can have:
+// headroom_overflow (only a lossless PG has headroom, docs/design.md) and
+// pfc_watchdog (a queue stormed by PFC pauses).
+int fail_on(const Args& a, const sim::Fabric& fabric, const sim::RunResult& res) {
+  int rc = kOk;
+  for (const std::string& c : a.fail_on) {
+    std::string why;
+    if (c == "deadlock" && res.deadlock) {
+      why = "frames in flight and no delivery since " + sim::ps_to_ns_text(res.last_delivery_ps) + " ns";
+    } else if (c == "lossless_drops") {
+      const uint64_t h = fabric.ledger().dropped(packet::DropReason::headroom_overflow);
+      const uint64_t w = fabric.ledger().dropped(packet::DropReason::pfc_watchdog);
+      if (h + w)
+        why = std::to_string(h + w) + " lossless frames dropped (headroom_overflow " + std::to_string(h) +
+              ", pfc_watchdog " + std::to_string(w) + ")";
+    } else if (c == "drops" && res.dropped) {
+      why = std::to_string(res.dropped) + " frames dropped (summary.json drops_by_reason)";
+    } else if (c == "unfinished_flows") {
+      size_t done = 0;
+      for (const auto& f : fabric.flows()) done += f.done();
+      if (done < fabric.flows().size())
+        why = std::to_string(fabric.flows().size() - done) + " of " + std::to_string(fabric.flows().size()) +
+              " flows did not complete";
+    }
+    if (why.empty()) continue;
+    std::cerr << "rocesim: --fail-on " << c << ": " << why << "\n";
+    rc = kFail;
+  }
+  return rc;
+}
 
 struct FastExit {
   std::unique_ptr<sim::Fabric>& fabric;
@@ -585,7 +659,7 @@ int run_main(int argc, char** argv) {
   }
   if (res.stop_signal) return 128 + res.stop_signal;
   if (res.wall_limit) return kWallLimit;
-  return kOk;
+  return fail_on(a, fabric, res);
 }
 
 }  // namespace
