@@ -117,3 +117,4 @@ void check(const std::string& function) {
 
 TEST(EcmpPath, IdealFctFollowsTheHashedPathMurmur3) { check("murmur3"); }
 TEST(EcmpPath, IdealFctFollowsTheHashedPathCrc16) { check("crc16_arc"); }
+TEST(EcmpPath, IdealFctFollowsTheHashedPathBucketTable) { check("crc16_ccitt, selection: table, table_bits: 6"); }
