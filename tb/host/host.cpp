@@ -204,9 +204,7 @@ void Host::add_send_flow(FlowRecord* f, uint32_t peer_ip, pk::Mac peer_mac, bool
       s.rp->set_observer(&Host::log_rp, m_rp_ctx.back().get());
     }
   }
-  // RoCEv2 puts flow entropy in the UDP source port (IBTA Annex A17); keep it in 0xC000..0xFFFF.
-  s.udp_sport = static_cast<uint16_t>(0xC000 | (core::fnv1a64(std::to_string(f->src_qp) + ":" + std::to_string(f->dst_qp) +
-                                                              ":" + std::to_string(f->src)) & 0x3fff));
+  s.udp_sport = data_udp_sport(*f);
   const size_t qi = f->src_qp - kFirstQp;
   if (m_send_by_qp.size() <= qi) m_send_by_qp.resize(qi + 1, -1);
   m_send_by_qp[qi] = static_cast<int>(m_send.size());
@@ -228,6 +226,13 @@ void Host::add_send_flow(FlowRecord* f, uint32_t peer_ip, pk::Mac peer_mac, bool
   // Wake at the earliest flow start; a timer keeps the earliest time it is armed for.
   m_wake_ev.at(std::max(f->start_ps, core::now_ps()));
   m_wake_at = std::min(m_wake_at, f->start_ps);
+}
+
+uint16_t data_udp_sport(const FlowRecord& f) {
+  // RoCEv2 puts flow entropy in the UDP source port (IBTA Annex A17); keep it in 0xC000..0xFFFF.
+  return static_cast<uint16_t>(
+      0xC000 | (core::fnv1a64(std::to_string(f.src_qp) + ":" + std::to_string(f.dst_qp) + ":" + std::to_string(f.src)) &
+                0x3fff));
 }
 
 void Host::release_flow(FlowRecord* f) {

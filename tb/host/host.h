@@ -70,6 +70,10 @@ struct FlowRecord {
   bool done() const { return finish_ps != UINT64_MAX; }
 };
 
+// The UDP source port of a flow's data packets (its ECMP entropy): the
+// fabric's ideal-FCT path hashes the same key the switches see.
+uint16_t data_udp_sport(const FlowRecord& f);
+
 struct HostConfig {
   uint32_t index = 0;
   uint32_t ip = 0;

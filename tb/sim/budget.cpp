@@ -135,6 +135,21 @@ Estimate estimate(const Scenario& s, const std::vector<CaptureSpec>& captures, u
   add(e.memory, "switch ports", ports * kPerSwitchPort, num(ports) + " x " + bytes_text(sat(kPerSwitchPort)));
   if (series) add(e.memory, "queue samples", ports * kPerPortSeries, num(ports) + " ports x " + bytes_text(sat(kPerPortSeries)));
   add(e.memory, "routes", routes * kPerRoute, num(routes) + " x " + num(kPerRoute) + " B");
+  {
+    // ECMP bucket tables (selection: table): per group of more than one
+    // member, 2^table_bits buckets of two 16-bit words (member, home).
+    double tables = 0, table_bytes = 0;
+    for (uint32_t n : T.switches) {
+      const ecmp::Config c = switch_ecmp(s.sw.ecmp, T.nodes[n], s.seed);
+      if (c.selection != ecmp::Selection::table) continue;
+      for (const topology::Group& g : T.groups[n]) {
+        if (g.ports.size() < 2) continue;
+        tables += 1;
+        table_bytes += 4.0 * static_cast<double>(1u << c.table_bits);
+      }
+    }
+    if (tables > 0) add(e.memory, "ECMP bucket tables", table_bytes, num(tables) + " tables");
+  }
   add(e.memory, "flows", flows * kPerFlow, num(flows) + " x " + bytes_text(sat(kPerFlow)));
   {
     // Cells a frame of a full MTU occupies, and the traffic in such frames.

@@ -124,7 +124,7 @@ Fabric::Fabric(sc_module_name name, const Scenario& s) : sc_module(name), m_s(s)
       // end-to-end (IBTA), verified by the receiving NIC.
       c.checks.check_fcs = m_s.links.check_fcs;
       c.checks.check_icrc = false;
-      if (c.hash_seed == 0) c.hash_seed = static_cast<uint32_t>(core::fnv1a64(node.name) ^ m_s.seed);
+      c.ecmp = switch_ecmp(m_s.sw.ecmp, node, m_s.seed);
       for (const topology::Group& g : T.groups[n]) c.groups.emplace_back(g.ports.begin(), g.ports.end());
       m_routes.push_back(std::make_unique<TopoRoutes>(T.routes[n]));
       m_switches.push_back(std::make_unique<sw::Switch>(node.name.c_str(), c, *m_routes.back(), m_ledger));
@@ -209,8 +209,10 @@ Fabric::Fabric(sc_module_name name, const Scenario& s) : sc_module(name), m_s(s)
   }
   m_flows_left = m_flows.size();
 
-  // Unloaded path of every flow (first ECMP member at each switch): cables,
-  // switch pipelines, store-and-forward of one MTU frame per switch, bottleneck rate.
+  // Unloaded path of every flow (at each switch the member its hash unit
+  // picks for the flow's data packets, whose key is built here as the
+  // switch's ingress builds it from the headers): cables, switch pipelines,
+  // store-and-forward of one MTU frame per switch, bottleneck rate.
   m_flow_base_ps.assign(m_flows.size(), 0);
   m_flow_bottleneck.assign(m_flows.size(), 0);
   for (size_t i = 0; i < m_flows.size(); ++i) {
@@ -222,6 +224,13 @@ Fabric::Fabric(sc_module_name name, const Scenario& s) : sc_module(name), m_s(s)
       const uint32_t frame = static_cast<uint32_t>(std::min<uint64_t>(r.message_bytes, m_s.hosts.mtu)) + 82;
       topology::PortRef at{T.hosts[r.src], 0};
       const uint32_t dst_node = T.hosts[r.dst];
+      ecmp::Key key;
+      key.src_ip = m_hosts[r.src]->config().ip;
+      key.dst_ip = m_hosts[r.dst]->config().ip;
+      key.proto = 17;  // UDP (packet::build_roce)
+      key.sport = host::data_udp_sport(r);
+      key.dport = packet::kRoceUdpPort;
+      key.dest_qp = r.dst_qp;
       for (int hop = 0; hop < 64; ++hop) {
         const topology::LinkSpec& l = T.link_at(at);
         base += l.length_mm * m_s.links.link.delay_per_m_ps / 1000;
@@ -232,14 +241,16 @@ Fabric::Fabric(sc_module_name name, const Scenario& s) : sc_module(name), m_s(s)
         if (si < 0) break;
         const sw::SwitchConfig& c = m_switches[si]->config();
         const uint32_t cells = (frame + c.buffer.cell_bytes - 1) / c.buffer.cell_bytes;
-        const uint64_t cyc = c.cycles.parser + c.cycles.lookup + c.cycles.mmu + c.cycles.egress +
+        const uint64_t cyc = c.cycles.parser + c.cycles.lookup + c.ecmp.hash_cycles + c.cycles.mmu + c.cycles.egress +
                              (cells + c.buffer.write_cells_per_cycle - 1) / c.buffer.write_cells_per_cycle +
                              (cells + c.buffer.read_cells_per_cycle - 1) / c.buffer.read_cells_per_cycle;
         base += cyc * c.clock_period_ps;
-        // Next hop toward the destination: the first member of the route's group.
-        const uint32_t grp = m_routes[si]->lookup(m_hosts[r.dst]->config().ip);
+        // Next hop toward the destination: the member the switch's hash unit picks.
+        const uint32_t grp = m_routes[si]->lookup(key.dst_ip);
         if (grp == topology::kNoRoute) break;
-        const uint32_t out = T.groups[next.node][grp].ports.front();
+        key.in_port = next.port;
+        const uint32_t out = m_switches[si]->ecmp().pick(grp, key);
+        if (out == ecmp::Unit::kNone) break;
         at = {next.node, out};
         base += core::serialization_ps(packet::kPreambleSfdBytes + frame, T.link_at(at).rate_bps);
       }

@@ -570,6 +570,7 @@ Scenario read_scenario(const core::Config& cfg) {
   st.finish();
 
   build_topology(topo, s);
+  check_ecmp_names(swn.map("ecmp"), s.sw.ecmp, s.topo);
   s.pfc = read_pfc(root.map("pfc"), s.num_hosts());
   {
     // A configured refresh applies to every switch port and, with PFC from a

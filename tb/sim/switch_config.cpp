@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "core/rng.h"
 #include "core/units.h"
 #include "mmu/config.h"
 #include "pfc/pfc.h"
@@ -447,6 +448,144 @@ std::string ecn_block(const SwitchSpec& s, const std::string& indent) {
   return o + indent + "queues:" + (q.empty() ? " {}\n" : "\n" + q);
 }
 
+// switch.ecmp: the unit's keys (over ecmp::Config), then the section's
+// (over EcmpSpec: the same keys on its base, and the two override maps).
+
+const KeyTable<ecmp::Config>& ecmp_unit_keys() {
+  using S = ecmp::Config;
+  static const KeyTable<S> t{
+      keys::choice<S>(
+          "function", ecmp::function_names(), [](const S& c) { return std::string(ecmp::function_name(c.function)); },
+          [](S& c, const std::string& w) {
+            const auto& v = ecmp::function_names();
+            c.function = static_cast<ecmp::Function>(std::find(v.begin(), v.end(), w) - v.begin());
+          },
+          "the hash (docs/ecmp.md): `crc16_arc` (CRC-16/ARC), `crc16_ccitt` (CRC-16/CCITT-FALSE), `crc32_hi`, "
+          "`crc32_lo` (the upper or lower 16 bits of the Ethernet CRC-32), `xor16` (16-bit XOR fold), or "
+          "`murmur3` (the model's former seeded fmix32 chain, kept as the default so outputs stay as they were)"),
+      {"fields", "list of `src_ip`, `dst_ip`, `proto`, `sport`, `dport`, `dest_qp`, `in_port`",
+       "the key: IPv4 source and destination, IP protocol, UDP source and destination port, BTH destination QP, "
+       "ingress port; at least one",
+       [](const CfgNode& n, const std::string& k, S& c) {
+         if (!n.has(k)) return;
+         const std::vector<CfgNode> items = n.seq(k);
+         if (items.empty()) n.fail_key(k, "give at least one field: with none every packet hashes alike");
+         const auto& names = ecmp::field_names();
+         uint32_t f = 0;
+         for (const CfgNode& e : items) {
+           const std::string w = e.as_str();
+           const auto it = std::find(names.begin(), names.end(), w);
+           if (it == names.end()) {
+             std::string all;
+             for (const std::string& x : names) all += (all.empty() ? "" : ", ") + x;
+             e.fail("unknown field '" + w + "' (fields: " + all + ")");
+           }
+           f |= 1u << (it - names.begin());
+         }
+         c.fields = f;
+       },
+       [](const S& c) {
+         std::string o;
+         for (size_t i = 0; i < ecmp::field_names().size(); ++i)
+           if (c.fields & (1u << i)) o += (o.empty() ? "" : ", ") + ecmp::field_names()[i];
+         return "[" + o + "]";
+       }},
+      keys::integer<S>("seed", ROCESIM_MEMBER(seed), 0, UINT32_MAX,
+                       "mixed in as the hash's initial register (docs/ecmp.md); `0` derives one per switch from its "
+                       "name and the run seed"),
+      keys::boolean<S>("symmetric", ROCESIM_MEMBER(symmetric),
+                       "hash the sorted address pair and the sorted port pair, so both directions of a flow hash "
+                       "alike"),
+      keys::choice<S>(
+          "selection", ecmp::selection_names(),
+          [](const S& c) { return std::string(ecmp::selection_name(c.selection)); },
+          [](S& c, const std::string& w) { c.selection = w == "table" ? ecmp::Selection::table : ecmp::Selection::modulo; },
+          "`modulo`: hash mod the members up; `table`: a table of 2^`table_bits` buckets filled with the members "
+          "round-robin, rebuilt with minimal disruption when a member goes down or comes back"),
+      keys::integer<S>("table_bits", ROCESIM_MEMBER(table_bits), 1, ecmp::kMaxTableBits,
+                       "`table`: log2 of the buckets per group (the bucket: the hash's low bits)"),
+      keys::integer<S>("hash_cycles", ROCESIM_MEMBER(hash_cycles), 0, 100000,
+                       "ingress pipeline cycles of the hash, between the lookup and the MMU (docs/fidelity.md)"),
+  };
+  return t;
+}
+
+// Copies key i of ecmp_unit_keys() from `from` into `to` (an override's given key).
+void copy_ecmp_key(size_t i, const ecmp::Config& from, ecmp::Config& to) {
+  switch (i) {
+    case 0: to.function = from.function; break;
+    case 1: to.fields = from.fields; break;
+    case 2: to.seed = from.seed; break;
+    case 3: to.symmetric = from.symmetric; break;
+    case 4: to.selection = from.selection; break;
+    case 5: to.table_bits = from.table_bits; break;
+    case 6: to.hash_cycles = from.hash_cycles; break;
+    default: break;
+  }
+}
+
+const std::vector<std::string> kSwitchRoles{"sw", "leaf", "spine", "tor", "agg", "core"};
+
+// An override map (`tiers` or `switches`): name -> {unit keys}, each read over
+// the section's values, only the given keys written back.
+Key<EcmpSpec> ecmp_overrides(std::string name, std::vector<EcmpOverride> EcmpSpec::*member, bool roles,
+                             std::string type, std::string doc) {
+  using S = EcmpSpec;
+  return {name, std::move(type), std::move(doc),
+          [member, roles](const CfgNode& n, const std::string& k, S& s) {
+            const CfgNode m = n.map(k);
+            (s.*member).clear();
+            for (const std::string& who : m.keys()) {
+              if (roles && std::find(kSwitchRoles.begin(), kSwitchRoles.end(), who) == kSwitchRoles.end())
+                m.fail_key(who, "unknown tier '" + who + "' (tiers are switch roles: sw, leaf, spine, tor, agg, core)");
+              const CfgNode e = m.map(who);
+              EcmpOverride o{who, s.c, 0};
+              const KeyTable<ecmp::Config>& t = ecmp_unit_keys();
+              for (size_t i = 0; i < t.size(); ++i) {
+                if (e.has(t[i].name)) o.given |= 1u << i;
+                t[i].read(e, t[i].name, o.c);
+              }
+              e.finish();
+              (s.*member).push_back(o);
+            }
+            m.finish();
+          },
+          [member](const S& s) {
+            std::string o;
+            for (const EcmpOverride& e : s.*member) {
+              std::string f;
+              const KeyTable<ecmp::Config>& t = ecmp_unit_keys();
+              for (size_t i = 0; i < t.size(); ++i)
+                if (e.given & (1u << i)) f += (f.empty() ? "" : ", ") + t[i].name + ": " + t[i].emit(e.c);
+              o += (o.empty() ? "" : ", ") + yaml_quote(e.name) + ": {" + f + "}";
+            }
+            return "{" + o + "}";
+          },
+          "none"};
+}
+
+const KeyTable<EcmpSpec>& ecmp_keys() {
+  using S = EcmpSpec;
+  static const KeyTable<S> t = [] {
+    KeyTable<S> t;
+    // The unit's keys on the section's base configuration.
+    for (const Key<ecmp::Config>& k : ecmp_unit_keys()) {
+      auto read = k.read;
+      auto emit = k.emit;
+      t.push_back({k.name, k.type, k.doc,
+                   [read](const CfgNode& n, const std::string& key, S& s) { read(n, key, s.c); },
+                   [emit](const S& s) { return emit(s.c); }});
+    }
+    t.push_back(ecmp_overrides("tiers", &S::tiers, true, "map role -> `{ecmp keys}`",
+                               "per tier (switch role: `sw`, `leaf`, `spine`, `tor`, `agg`, `core`): keys over the "
+                               "section's, e.g. `{spine: {function: crc32_lo}}`"));
+    t.push_back(ecmp_overrides("switches", &S::switches, false, "map switch -> `{ecmp keys}`",
+                               "per switch (by name): keys over its tier's, e.g. `{leaf0: {seed: 7}}`"));
+    return t;
+  }();
+  return t;
+}
+
 const KeyTable<SwitchSpec>& switch_keys() {
   using S = SwitchSpec;
   static const S d{};
@@ -470,8 +609,21 @@ const KeyTable<SwitchSpec>& switch_keys() {
         keys::map<S>("buffer", ROCESIM_SELF, &buffer_keys, "the packet buffer memory: the keys `buffer.*` below"),
         keys::map<S>("mmu", ROCESIM_SELF, &mmu_keys, "admission: pools and profiles, the keys `mmu.*` below"),
         keys::map<S>("qos", ROCESIM_MEMBER(qos), &qos_keys, "classification maps: the keys `qos.*` below"),
-        keys::integer<S>("hash_seed", ROCESIM_MEMBER(hash_seed), 0, UINT32_MAX,
-                         "ECMP hash seed; 0 derives one from the switch name and the run seed"),
+        keys::map<S>("ecmp", ROCESIM_MEMBER(ecmp), &ecmp_keys,
+                     "the ECMP hash unit (docs/ecmp.md): the keys `ecmp.*` below"),
+        // After `ecmp`: the alias must agree with a given ecmp.seed.
+        {"hash_seed", "integer, 0 .. 4294967295",
+         "alias of `ecmp.seed`; refused when both are given with different values; never written to "
+         "config.resolved.yaml",
+         [](const CfgNode& n, const std::string& k, S& s) {
+           if (!n.has(k)) return;
+           const uint32_t v = static_cast<uint32_t>(n.integer(k, 0, 0, UINT32_MAX));
+           if (n.map("ecmp").has("seed") && s.ecmp.c.seed != v)
+             n.fail_key(k, "deprecated alias of switch.ecmp.seed, which is given as " + std::to_string(s.ecmp.c.seed) +
+                               ": give one (switch.ecmp.seed)");
+           s.ecmp.c.seed = v;
+         },
+         [](const S&) { return std::string(); }, "deprecated", false},
         keys::map<S>("scheduler", ROCESIM_SELF, &scheduler_keys, "egress scheduling: the keys `scheduler.*` below"),
         ecn,
         keys::choice<S>(
@@ -518,7 +670,8 @@ std::string switch_key_reference() {
   o += leaf_rows(qos_keys(), d.qos, "qos.") + leaf_rows(scheduler_keys(), d, "scheduler.") +
        leaf_rows(queue_sched_keys(), SwitchSpec::QueueSched{}, "scheduler.queues.Q.") +
        leaf_rows(shaper_keys(), SwitchSpec::Shaper{}, "scheduler.shaper.") +
-       leaf_rows(marker_keys(), MarkerSpec{d.ecn, d.cell_bytes}, "ecn.") + leaf_rows(ecn_keys(), d, "ecn.");
+       leaf_rows(marker_keys(), MarkerSpec{d.ecn, d.cell_bytes}, "ecn.") + leaf_rows(ecn_keys(), d, "ecn.") +
+       leaf_rows(ecmp_keys(), d.ecmp, "ecmp.");
   return o;
 }
 
@@ -539,7 +692,7 @@ sw::SwitchConfig make_switch_config(const SwitchSpec& s, const PfcSpec& pfc, con
   c.buffer.read_cells_per_cycle = s.read_cells_per_cycle;
   c.buffer.clock_period_ps = s.clock_period_ps;
   c.qos = s.qos;
-  c.hash_seed = s.hash_seed;
+  c.ecmp = s.ecmp.c;  // the section's; the fabric applies the overrides (switch_ecmp)
 
   const uint32_t cell = s.cell_bytes;
   mmu::Config& m = c.mmu;
@@ -798,6 +951,34 @@ void check_pfc_refresh(const CfgNode& n, const PfcSpec& p, const std::vector<uin
 }
 
 std::string emit_pfc(const PfcSpec& p) { return emit_keys(pfc_keys(), p, "  "); }
+
+ecmp::Config switch_ecmp(const EcmpSpec& e, const topology::Node& node, uint64_t run_seed) {
+  ecmp::Config c = e.c;
+  auto apply = [&c](const std::vector<EcmpOverride>& v, const std::string& who) {
+    for (const EcmpOverride& o : v) {
+      if (o.name != who) continue;
+      for (size_t i = 0; i < ecmp_unit_keys().size(); ++i)
+        if (o.given & (1u << i)) copy_ecmp_key(i, o.c, c);
+    }
+  };
+  apply(e.tiers, node.role);
+  apply(e.switches, node.name);
+  if (c.seed == 0) c.seed = static_cast<uint32_t>(core::fnv1a64(node.name) ^ run_seed);
+  return c;
+}
+
+void check_ecmp_names(const CfgNode& ecmp, const EcmpSpec& e, const topology::Topology& t) {
+  for (const EcmpOverride& o : e.tiers) {
+    bool found = false;
+    for (uint32_t n : t.switches) found = found || t.nodes[n].role == o.name;
+    if (!found) ecmp.map("tiers").fail_key(o.name, "no switch of this topology has the role '" + o.name + "'");
+  }
+  for (const EcmpOverride& o : e.switches) {
+    const uint32_t n = t.find(o.name);
+    if (n == topology::kNoNode || t.nodes[n].kind != topology::Node::sw)
+      ecmp.map("switches").fail_key(o.name, "no switch named '" + o.name + "' in this topology");
+  }
+}
 
 void check_switch_config(const SwitchSpec& s, const PfcSpec& pfc, const std::vector<PortPhys>& ports,
                          uint32_t max_frame_bytes, const CfgNode& where) {

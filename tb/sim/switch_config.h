@@ -7,8 +7,10 @@
 #include <vector>
 
 #include "core/config.h"
+#include "ecmp/ecmp.h"
 #include "ecn/config.h"
 #include "switch/switch.h"
+#include "topology/topology.h"
 
 namespace rocesim::sim {
 
@@ -20,6 +22,19 @@ struct ProfileSpec {
   int dynamic_th = 0;
   uint64_t static_bytes = 0;
   uint64_t headroom_bytes = 0;  // SONiC `xoff` (lossless PG profiles only)
+};
+
+// `switch.ecmp`: the hash unit (tlm/ecmp), with overrides per tier (a switch
+// role: leaf, spine, tor, agg, core, sw) and per switch (by name). A switch
+// takes the section's keys, then its tier's given keys, then its own.
+struct EcmpOverride {
+  std::string name;        // the role or the switch
+  ecmp::Config c;          // the keys given here (the others: unused)
+  uint32_t given = 0;      // bit i: the i-th key of the unit's key table was given
+};
+struct EcmpSpec {
+  ecmp::Config c;          // seed 0: derived per switch from its name and the run seed
+  std::vector<EcmpOverride> tiers, switches;
 };
 
 struct SwitchSpec {
@@ -64,7 +79,7 @@ struct SwitchSpec {
   std::array<QueueSched, 8> sched_queues = default_sched();
   uint64_t sched_quantum_bytes = 0;   // quantum of weight 1; 0 = the largest frame
   Shaper port_shaper;
-  uint32_t hash_seed = 0;  // 0: derived from the switch name and the run seed
+  EcmpSpec ecmp;
   std::string queue_impl = "tlm";  // tlm | rtl | lockstep (the C++ queue manager, the RTL, or both compared)
 
   static sw::QosConfig default_qos();
@@ -133,6 +148,14 @@ sw::SwitchConfig make_switch_config(const SwitchSpec& s, const PfcSpec& pfc, con
 // switch is invalid (mmu::validate()).
 void check_switch_config(const SwitchSpec& s, const PfcSpec& pfc, const std::vector<PortPhys>& ports,
                          uint32_t max_frame_bytes, const core::CfgNode& where);
+// The hash unit's configuration of switch `node`: the section's, its tier's
+// and its own overrides; a seed of 0 becomes fnv1a64(name) ^ run_seed (low 32
+// bits), so switches hash differently unless seeds are given.
+ecmp::Config switch_ecmp(const EcmpSpec& e, const topology::Node& node, uint64_t run_seed);
+// Throws core::ConfigError at `ecmp` (the `switch.ecmp` section) when a tier
+// override names a role no switch of t has, or a switch override a node that
+// is not a switch of t.
+void check_ecmp_names(const core::CfgNode& ecmp, const EcmpSpec& e, const topology::Topology& t);
 // YAML text of the section, every default spelled out (indented by two spaces under `switch:`).
 std::string emit_switch(const SwitchSpec& s);
 // The `switch:` key reference (docs/config.md), from the tables that read and emit it.

@@ -24,13 +24,17 @@ pk::DropReason drop_reason(mmu::Verdict v) {
   }
 }
 
-uint32_t mix32(uint32_t h) {  // murmur3 fmix32: full avalanche of the 5-tuple
-  h ^= h >> 16;
-  h *= 0x85ebca6bu;
-  h ^= h >> 13;
-  h *= 0xc2b2ae35u;
-  h ^= h >> 16;
-  return h;
+// What the hash unit reads of a parsed frame (fields a frame lacks are 0).
+ecmp::Key ecmp_key(const pk::Meta& m, uint32_t in_port) {
+  ecmp::Key k;
+  k.src_ip = m.src_ip;
+  k.dst_ip = m.dst_ip;
+  k.proto = m.proto;
+  k.sport = m.sport;
+  k.dport = m.dport;
+  k.dest_qp = m.dest_qp;
+  k.in_port = in_port;
+  return k;
 }
 
 }  // namespace
@@ -42,21 +46,12 @@ uint8_t Switch::traffic_class(const pk::Meta& m) const {
   return m.has_vlan ? m_cfg.qos.pcp_to_tc[m.pcp & 7] : 0;
 }
 
-uint32_t Switch::hash5(const pk::Meta& m) const {
-  uint32_t h = m_cfg.hash_seed;
-  h = mix32(h ^ m.src_ip);
-  h = mix32(h ^ m.dst_ip);
-  h = mix32(h ^ (uint32_t(m.proto) << 16 | m.sport));
-  h = mix32(h ^ m.dport);
-  return h;
-}
-
 void Switch::on_rx(uint32_t port, pk::Packet& pkt, const sc_time& delay) {
   pk::Packet* p = &pkt;
   const uint64_t first_bit_ps = p->rx_first_bit_ps;
   const uint64_t now = core::now_ps() + core::to_ps(delay);  // when the last bit (or the header) is in
   const uint64_t last = first_bit_ps + m_byte_time[port].ps(pk::kPreambleSfdBytes + p->frame_len());
-  const uint64_t front = cycles(m_cfg.cycles.parser + m_cfg.cycles.lookup + m_cfg.cycles.mmu);
+  const uint64_t front = cycles(m_cfg.cycles.parser + m_cfg.cycles.lookup + m_cfg.ecmp.hash_cycles + m_cfg.cycles.mmu);
   Pending e;
   e.p = p;
   e.last_bit_ps = last;
@@ -113,8 +108,11 @@ void Switch::admit(const Pending& e) {
     drop(p, pk::DropReason::no_route);
     return;
   }
-  const std::vector<uint16_t>& members = m_cfg.groups[g];
-  const uint32_t out = members.size() == 1 ? members[0] : members[hash5(m) % members.size()];
+  const uint32_t out = m_ecmp.pick(g, ecmp_key(m, in));
+  if (out == ecmp::Unit::kNone) {  // every member of the group down
+    drop(p, pk::DropReason::no_route);
+    return;
+  }
   const uint8_t tc = traffic_class(m);
   const uint8_t q = m_cfg.qos.tc_to_queue[tc] & 7;
   const uint8_t pg = m_cfg.qos.tc_to_pg[tc] & 7;
@@ -127,7 +125,8 @@ void Switch::admit(const Pending& e) {
     if (!idle || m_cfg.port_rates[out] > m_cfg.port_rates[in]) {
       Pending saf = e;
       saf.cut_through = false;
-      saf.ready_ps = align(e.last_bit_ps) + cycles(m_cfg.cycles.parser + m_cfg.cycles.lookup + m_cfg.cycles.mmu);
+      saf.ready_ps = align(e.last_bit_ps) +
+                     cycles(m_cfg.cycles.parser + m_cfg.cycles.lookup + m_cfg.ecmp.hash_cycles + m_cfg.cycles.mmu);
       schedule_ingress(saf);
       return;
     }

@@ -50,6 +50,7 @@ Switch::Switch(sc_module_name name, const SwitchConfig& cfg, const RouteLookup& 
       m_cfg(cfg),
       m_routes(routes),
       m_ledger(ledger),
+      m_ecmp(cfg.ecmp, cfg.groups),
       m_qm_model(qm_config(cfg)) {
   const size_t n = cfg.port_rates.size();
   if (cfg.mmu.ports.size() != n) throw std::invalid_argument("MMU configuration has a different number of ports");

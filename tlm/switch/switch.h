@@ -4,8 +4,9 @@
 //
 // Path of a packet (store-and-forward):
 //   ingress MAC (last bit in at t_in)
-//   -> parser, forwarding lookup, MMU admission: at align_up(t_in) + (parser +
-//      lookup + mmu) cycles the MMU admits or drops it (with its reason)
+//   -> parser, forwarding lookup, ECMP hash (the group member: tlm/ecmp), MMU
+//      admission: at align_up(t_in) + (parser + lookup + hash + mmu) cycles
+//      the MMU admits or drops it (with its reason)
 //   -> packet buffer write: header bytes into the packet's cells over the
 //      buffer's TLM socket; done after ceil(cells / write_cells_per_cycle)
 //      cycles, later when other ports' writes contend for the same cycles
@@ -20,7 +21,8 @@
 //      frame starts at the clock edge that ends its read
 //   -> egress MAC serializes.
 // So on an idle switch the first bit leaves at
-//   align_up(t_in) + (parser + lookup + mmu + ceil(c/W) + egress + ceil(c/R)) * period.
+//   align_up(t_in) + (parser + lookup + hash + mmu + ceil(c/W) + egress + ceil(c/R)) * period
+// (hash: ecmp.hash_cycles).
 // Cut-through (option): when the header has arrived, the egress port is idle
 // with an empty queue and no slower than the ingress, the same pipeline starts
 // from the header's arrival instead of the last bit; otherwise the packet
@@ -52,6 +54,7 @@
 #include "core/ring.h"
 #include "core/zero_array.h"
 #include "core/time.h"
+#include "ecmp/ecmp.h"
 #include "link/ledger.h"
 #include "link/mac.h"
 #include "ecn/marker.h"
@@ -124,7 +127,7 @@ struct SwitchConfig {
   QosConfig qos;
   packet::ParseOptions checks;
   std::vector<std::vector<uint16_t>> groups;  // next-hop groups: egress ports
-  uint32_t hash_seed = 0;
+  ecmp::Config ecmp;                    // the hash unit picking a group's member (its seed: the caller's)
   PfcConfig pfc;
   std::vector<uint64_t> port_macs;      // source MAC of each port's pause frames
   // ECN marker of each egress queue (index = queue); the point (enqueue or
@@ -193,6 +196,8 @@ class Switch : public sc_core::sc_module, public link::TxReady {
   bool tx_pending(uint32_t port) override { return m_nonempty[port] != 0 || m_staged[port].valid; }
 
   const SwitchConfig& config() const { return m_cfg; }
+  // The hash unit (its configuration, groups and members up): which member a key takes.
+  const ecmp::Unit& ecmp() const { return m_ecmp; }
   // The queue manager every buffer, admission, PFC-state and ECN decision
   // goes through (tlm/qm), and the C++ model's counters.
   const qm::QueueManagerIf& queue_manager() const { return *m_qm; }
@@ -304,13 +309,13 @@ class Switch : public sc_core::sc_module, public link::TxReady {
   static bool ecn_frame(const packet::Packet& p);
   void touch_queue(QueueStats& s);
   void touch_pg(PgStats& s);
-  uint32_t hash5(const packet::Meta& m) const;
   uint64_t cycles(uint64_t n) const { return n * m_cfg.clock_period_ps; }
   uint64_t align(uint64_t t) const { return (t + m_cfg.clock_period_ps - 1) / m_cfg.clock_period_ps * m_cfg.clock_period_ps; }
 
   SwitchConfig m_cfg;
   const RouteLookup& m_routes;
   link::Ledger& m_ledger;
+  ecmp::Unit m_ecmp;
   qm::QueueManager m_qm_model;
   qm::QueueManagerIf* m_qm = &m_qm_model;
   std::unique_ptr<qm::RecordingQueueManager> m_recorder;

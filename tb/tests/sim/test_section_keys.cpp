@@ -60,7 +60,16 @@ switch:
     pcp_to_tc: [0, 1, 2, 3, 4, 5, 7, 6]
     tc_to_queue: [0, 0, 1, 3, 4, 5, 6, 7]
     tc_to_pg: [0, 1, 2, 3, 3, 5, 6, 7]
-  hash_seed: 77
+  ecmp:
+    function: crc32_lo
+    fields: [dst_ip, sport, dest_qp, in_port]
+    seed: 77
+    symmetric: true
+    selection: table
+    table_bits: 12
+    hash_cycles: 3
+    tiers: {sw: {function: xor16, table_bits: 4}}
+    switches: {sw0: {seed: 5}}
   scheduler:
     quantum: 2KiB
     queues: {3: {weight: 4, shaper: {rate: 40Gbps, burst: 32KiB}}, 6: {mode: dwrr, weight: 2}}
@@ -108,7 +117,32 @@ void expect_switch_as_written(const sim::SwitchSpec& s) {
   EXPECT_EQ(s.qos.pcp_to_tc, pcp);
   EXPECT_EQ(s.qos.tc_to_queue, tq);
   EXPECT_EQ(s.qos.tc_to_pg, tpg);
-  EXPECT_EQ(s.hash_seed, 77u);
+  EXPECT_EQ(s.ecmp.c.function, ecmp::Function::crc32_lo);
+  EXPECT_EQ(s.ecmp.c.fields, ecmp::field::dst_ip | ecmp::field::sport | ecmp::field::dest_qp | ecmp::field::in_port);
+  EXPECT_EQ(s.ecmp.c.seed, 77u);
+  EXPECT_TRUE(s.ecmp.c.symmetric);
+  EXPECT_EQ(s.ecmp.c.selection, ecmp::Selection::table);
+  EXPECT_EQ(s.ecmp.c.table_bits, 12u);
+  EXPECT_EQ(s.ecmp.c.hash_cycles, 3u);
+  // sw0 (role sw): the section, then the tier's two keys, then its own seed.
+  topology::Node sw0;
+  sw0.name = "sw0";
+  sw0.role = "sw";
+  sw0.kind = topology::Node::sw;
+  const ecmp::Config c = sim::switch_ecmp(s.ecmp, sw0, 1);
+  EXPECT_EQ(c.function, ecmp::Function::xor16);
+  EXPECT_EQ(c.table_bits, 4u);
+  EXPECT_EQ(c.seed, 5u);
+  EXPECT_EQ(c.fields, s.ecmp.c.fields);
+  EXPECT_TRUE(c.symmetric);
+  EXPECT_EQ(c.selection, ecmp::Selection::table);
+  EXPECT_EQ(c.hash_cycles, 3u);
+  // Another switch of the tier: the tier's keys and the section's seed.
+  topology::Node sw9 = sw0;
+  sw9.name = "sw9";
+  const ecmp::Config c9 = sim::switch_ecmp(s.ecmp, sw9, 1);
+  EXPECT_EQ(c9.function, ecmp::Function::xor16);
+  EXPECT_EQ(c9.seed, 77u);
   EXPECT_EQ(s.sched_quantum_bytes, 2 * KiB);
   for (int q = 0; q < 8; ++q) {
     // Not given: 6 and 7 strict, the others DWRR weight 1; 6 is given as dwrr 2.
@@ -197,6 +231,26 @@ TEST(SwitchKeys, NestedKeysAreCheckedAtTheirOwnPath) {
   expect_error(t + "  ecn: {queues: {3: {kmn: 5}}}\n", "switch.ecn.queues.3.kmn", "unknown key");
   expect_error(t + "  qos: {tc_to_queue: [0, 1]}\n", "switch.qos.tc_to_queue", "list of 8");
   expect_error(t + "  qos: {dscp_to_tc: {64: 1}}\n", "switch.qos.dscp_to_tc.64", "0..63");
+  expect_error(t + "  ecmp: {function: crc8}\n", "switch.ecmp.function", "crc16_arc");
+  expect_error(t + "  ecmp: {fields: []}\n", "switch.ecmp.fields", "at least one field");
+  expect_error(t + "  ecmp: {fields: [src_ip, vlan]}\n", "switch.ecmp.fields[1]", "unknown field 'vlan'");
+  expect_error(t + "  ecmp: {table_bits: 17}\n", "switch.ecmp.table_bits", "at most 16");
+  expect_error(t + "  ecmp: {tiers: {spines: {seed: 1}}}\n", "switch.ecmp.tiers.spines", "unknown tier");
+  expect_error(t + "  ecmp: {tiers: {spine: {seed: 1}}}\n", "switch.ecmp.tiers.spine", "no switch of this topology");
+  expect_error(t + "  ecmp: {switches: {sw1: {seed: 1}}}\n", "switch.ecmp.switches.sw1", "no switch named 'sw1'");
+  expect_error(t + "  ecmp: {switches: {h0: {seed: 1}}}\n", "switch.ecmp.switches.h0", "no switch named 'h0'");
+  expect_error(t + "  ecmp: {switches: {sw0: {sed: 1}}}\n", "switch.ecmp.switches.sw0.sed", "did you mean 'seed'");
+  expect_error(t + "  ecmp: {seed: 3}\n  hash_seed: 4\n", "switch.hash_seed", "deprecated alias of switch.ecmp.seed");
+}
+
+TEST(SwitchKeys, HashSeedIsAnAliasOfEcmpSeed) {
+  const std::string t = "topology: {kind: single_switch, hosts: 2}\nswitch:\n";
+  EXPECT_EQ(load(t + "  hash_seed: 9\n").sw.ecmp.c.seed, 9u);
+  EXPECT_EQ(load(t + "  hash_seed: 9\n  ecmp: {seed: 9}\n").sw.ecmp.c.seed, 9u);
+  // Never written: the resolved config carries ecmp.seed only.
+  const std::string text = sim::emit_resolved(load(t + "  hash_seed: 9\n"));
+  EXPECT_EQ(text.find("hash_seed"), std::string::npos);
+  EXPECT_NE(text.find("    seed: 9\n"), std::string::npos) << text;
 }
 
 // flows[]: a pattern entry and a single flow with every key given.
