@@ -61,7 +61,7 @@ def _bucket(size):
     raise AssertionError("unreachable")
 
 
-def _active_goodput(rows, end):
+def active_goodput(rows, end):
     """Payload received x 8 / the time at least one of the flows is active (the union of their [start, finish]
     intervals, finish = the end of the run if unfinished; a flow configured to start at or after the end was
     never active), Gbps (bits per ns); None when they were never active."""
@@ -112,12 +112,12 @@ def derived(flows_csv, sim_time_ns):
     out["csv.goodput_gbps"] = received * 8 / (end - start) if end > start else None
     out["csv.completed_fraction"] = len(done) / len(rows)
     bulk = [r for r in rows if int(r["size_bytes"]) >= BUCKETS[0][1]]
-    g = _active_goodput(bulk, float(sim_time_ns))
+    g = active_goodput(bulk, float(sim_time_ns))
     if g is not None:
         out["csv.bulk_goodput_gbps"] = g
     for tag in sorted({r.get("tag", "") for r in rows} - {""}):
         mine = [r for r in rows if r.get("tag") == tag]
-        g = _active_goodput(mine, float(sim_time_ns))
+        g = active_goodput(mine, float(sim_time_ns))
         if g is not None:
             out["csv.tag_gbps." + tag] = g
         slow = [float(r["slowdown"]) for r in mine if r["completed"] == "1"]

@@ -48,27 +48,18 @@ for kib in $KS; do
       --set switch.ecn.mode=threshold --set "switch.ecn.k=${kib}KiB" "$@"
     /usr/bin/python3 - "$dir" "$((kib * 1024))" "$seed" >> "$rows" <<'PY'
 import csv, json, sys
+sys.path.insert(0, "regress")  # the runner's metrics: one definition of the active-time throughput
+from regresslib.metrics import active_goodput
 d, k, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 s = json.load(open(d + "/summary.json"))
 end = s["sim_time_ns"]
 short_max = s["fct"]["by_size"][0]["max_bytes"]  # 10 KB: the first FCT bucket
 bulk = [f for f in csv.DictReader(open(d + "/flows.csv")) if int(f["size_bytes"]) >= short_max]
-# Union of the bulk flows' active intervals [start, finish or end of run]; a flow configured to start at or
-# after the end of the run (a run cut short with --set sim.duration) was never active: its interval would
-# run backwards and shrink the union.
-spans = sorted((float(f["start_ns"]), float(f["finish_ns"]) if f["finish_ns"] else end) for f in bulk
-               if float(f["start_ns"]) < end)
-active, lo, hi = 0.0, None, None
-for a, b in spans:
-    if hi is None or a > hi:
-        active += 0.0 if hi is None else hi - lo
-        lo, hi = a, b
-    else:
-        hi = max(hi, b)
-active += 0.0 if hi is None else hi - lo
+# Bits received over the union of the bulk flows' active intervals (a flow starting at or after the
+# end of a run cut short is never active); Gbps, 0 when none was active.
+tput = active_goodput(bulk, end) or 0.0
 rate = {p["node"]: p["rate_bps"] for p in s["ports"]}
 line = sum(rate[h] for h in {f["dst"] for f in bulk})
-tput = sum(int(f["bytes_received"]) for f in bulk) * 8 / active if active else 0.0  # Gbps (bits / ns)
 e, f = s["ecn"], s["fct"]
 ratio = e["marked"] / e["seen"] if e["seen"] else 0.0
 p99 = f["by_size"][0]["slowdown_p99"]
