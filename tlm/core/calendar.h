@@ -177,7 +177,7 @@ inline bool passed(uint64_t at_ps, uint64_t seq) {
 inline void Timer::at(uint64_t t_ps) {
   if (m_idx != kIdle && m_at <= t_ps) return;
   Calendar& c = Calendar::get();
-  c.schedule(*this, t_ps, c.m_seq++);
+  c.schedule(*this, t_ps, c.take_seq());
 }
 inline void Timer::at_as_of(uint64_t t_ps, uint64_t seq) {
   if (m_idx != kIdle && (m_at < t_ps || (m_at == t_ps && m_seq <= seq))) return;
