@@ -4,6 +4,7 @@
 #include <cstring>
 #include <new>
 #include <stdexcept>
+#include <string>
 
 namespace rocesim::buffer {
 
@@ -13,7 +14,8 @@ PacketBuffer::PacketBuffer(sc_module_name name, const BufferConfig& cfg)
     : sc_module(name),
       tsck("tsck"),
       m_cfg(cfg),
-      m_block(cfg.total_cells) {
+      m_block(cfg.total_cells),
+      m_ref(cfg.total_cells) {
   tsck.register_b_transport(this, &PacketBuffer::b_transport);
   tsck.register_transport_dbg(this, &PacketBuffer::transport_dbg);
   m_pool[kSmall].bytes = std::min(cfg.cell_bytes, kSmallBlockBytes);
@@ -58,25 +60,41 @@ void PacketBuffer::copy_chain(uint32_t head, uint8_t* data, uint32_t len, Access
     const uint32_t n = std::min(m_cfg.cell_bytes, len - off);
     uint32_t& slot = m_block[cell];
     if (how == Access::write) {
-      const bool full_needed = n > m_pool[kSmall].bytes;
-      if (slot == 0 || (full_needed && !(slot & kFullBit))) {
+      const bool ref = slot & kRefBit;
+      const uint32_t ref_len = ref ? slot & ~kRefBit : 0;
+      // A shorter write over bytes held by reference keeps the rest of them, as
+      // a memory does: the block then takes a copy of them first.
+      const uint32_t kept = ref && ref_len > n ? ref_len : 0;
+      const bool full_needed = std::max(n, kept) > m_pool[kSmall].bytes;
+      if (slot == 0 || ref || (full_needed && !(slot & kFullBit))) {
         // A new block: its bytes this write leaves unwritten read as zero,
         // whatever the block held before. A write starts at the cell's first
         // byte, so one too long for a small block overwrites all it held.
-        if (slot != 0) {
-          m_pool[kSmall].give(slot - 1);
-        } else {
+        if (slot == 0) {
           ++m_cells_held;
+        } else if (!ref) {
+          m_pool[kSmall].give(slot - 1);
         }
         Pool& to = m_pool[full_needed ? kFull : kSmall];
         const uint32_t b = to.take();
-        std::memset(to.at(b) + n, 0, to.bytes - n);
+        if (kept) std::memcpy(to.at(b), m_ref[cell], kept);
+        std::memset(to.at(b) + std::max(n, kept), 0, to.bytes - std::max(n, kept));
         slot = (full_needed ? kFullBit : 0) | (b + 1);
       }
       Pool& pl = m_pool[slot & kFullBit ? kFull : kSmall];
       std::memcpy(pl.at((slot & ~kFullBit) - 1), data + off, n);
     } else if (slot == 0) {
       std::memset(data + off, 0, n);
+    } else if (slot & kRefBit) {
+      // Bytes held by reference: already in place when read into their own storage.
+      const uint8_t* src = m_ref[cell];
+      const uint32_t have = std::min(n, slot & ~kRefBit);
+      if (src != data + off) std::memmove(data + off, src, have);
+      if (have < n) std::memset(data + off + have, 0, n - have);
+      if (how == Access::read) {
+        slot = 0;
+        --m_cells_held;
+      }
     } else {
       Pool& pl = m_pool[slot & kFullBit ? kFull : kSmall];
       const uint32_t b = (slot & ~kFullBit) - 1;
@@ -97,6 +115,23 @@ void PacketBuffer::copy_chain(uint32_t head, uint8_t* data, uint32_t len, Access
   }
 }
 
+void PacketBuffer::hold_reference(uint32_t cell, const uint8_t* data, uint32_t len) {
+  ++m_cells_held;
+  m_block[cell] = kRefBit | len;
+  m_ref[cell] = data;
+}
+void PacketBuffer::detach(uint32_t cell) {
+  if (cell >= m_cfg.total_cells) throw std::out_of_range("buffer::PacketBuffer::detach: no cell " + std::to_string(cell));
+  uint32_t& slot = m_block[cell];
+  if (!(slot & kRefBit)) return;
+  const uint32_t len = slot & ~kRefBit;
+  const bool full = len > m_pool[kSmall].bytes;
+  Pool& to = m_pool[full ? kFull : kSmall];
+  const uint32_t b = to.take();
+  std::memcpy(to.at(b), m_ref[cell], len);
+  std::memset(to.at(b) + len, 0, to.bytes - len);
+  slot = (full ? kFullBit : 0) | (b + 1);
+}
 void PacketBuffer::b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
   const uint64_t addr = gp.get_address();
   const uint32_t len = gp.get_data_length();
@@ -113,7 +148,14 @@ void PacketBuffer::b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
   const uint64_t t = now + core::to_ps(delay) - std::min(lead, now + core::to_ps(delay));
   uint64_t done;
   if (gp.is_write()) {
-    copy_chain(head, gp.get_data_ptr(), len, Access::write);
+    // By reference only into a cell holding nothing (the switch's head cells
+    // come off the free list, read empty): a write over held bytes keeps
+    // those it does not cover, so it is a copy.
+    if (cc && cc->by_reference && len <= m_cfg.cell_bytes && m_block[head] == 0) {
+      hold_reference(head, gp.get_data_ptr(), len);
+    } else {
+      copy_chain(head, gp.get_data_ptr(), len, Access::write);
+    }
     done = reserve_write(t, cells);
     m_stats.write_cells += cells;
   } else if (gp.is_read()) {

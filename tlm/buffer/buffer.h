@@ -32,6 +32,15 @@
 // free capacity, and its annotated delay is the time until its last cell is
 // done. So a burst from many ports contends for bandwidth, and no process
 // wakes per cycle (the calendar is two counters per direction).
+//
+// Held by reference: a write whose CellCount says by_reference, whose bytes
+// fit its head cell, and whose head cell holds nothing, promises that the initiator's bytes stay where
+// they are, unchanged, until it reads the cell back (the switch's packet
+// object holds its header while the packet is queued). The memory then keeps
+// a pointer to them instead of a copy, and a read into that same storage
+// moves no bytes; a read into other storage, or a debug read, copies them
+// out as from a block. What a transaction returns is the same either way;
+// the reference saves two copies and a block per packet on every hop.
 #pragma once
 
 #include <cstdint>
@@ -58,13 +67,18 @@ struct BufferConfig {
 // Generic-payload extension: cells covered by a packet transaction, and how
 // far ahead of now the initiator issued it (an egress scheduler reads the
 // next packet's cells ahead of the port's frame boundary: lead_ps).
+// by_reference (writes only): the initiator's data stay valid and unchanged
+// until it reads this address back, so the memory may keep a reference to
+// them (see above); honoured when the bytes fit one cell that holds nothing.
 struct CellCount : tlm::tlm_extension<CellCount> {
   uint32_t cells = 1;
   uint64_t lead_ps = 0;
+  bool by_reference = false;
   tlm::tlm_extension_base* clone() const override { return new CellCount(*this); }
   void copy_from(const tlm::tlm_extension_base& e) override {
     cells = static_cast<const CellCount&>(e).cells;
     lead_ps = static_cast<const CellCount&>(e).lead_ps;
+    by_reference = static_cast<const CellCount&>(e).by_reference;
   }
 };
 
@@ -93,11 +107,18 @@ class PacketBuffer : public sc_core::sc_module {
   // set before a transaction longer than one cell).
   void set_links(const CellLinks* links) { m_links = links; }
 
+  // A by-reference cell's bytes, copied into a block of the memory's own (no
+  // bandwidth: a bookkeeping step, not a transaction). The initiator calls it
+  // before it reuses their storage without having read the cell back (the
+  // switch's PFC watchdog discards queued packets unread), so the cell goes on
+  // reading what was written. A cell not held by reference is left as it is.
+  void detach(uint32_t cell);
+
   const BufferConfig& config() const { return m_cfg; }
   const BufferStats& stats() const { return m_stats; }
   // Bytes of a small block (cell_bytes when that is no larger).
   static constexpr uint32_t kSmallBlockBytes = 128;
-  // Cells holding bytes now, and blocks allocated (held + free in the pools):
+  // Cells holding bytes now (a copy or a reference), and blocks allocated (held + free in the pools):
   // small ones, full (cell_bytes) ones.
   size_t cells_held() const { return m_cells_held; }
   size_t small_blocks_allocated() const { return m_pool[kSmall].allocated(); }
@@ -120,6 +141,8 @@ class PacketBuffer : public sc_core::sc_module {
   // Copies len bytes between data and the chain starting at head; a read
   // (not read_keep) releases the cells' blocks.
   void copy_chain(uint32_t head, uint8_t* data, uint32_t len, Access how);
+  // A by-reference write of len <= cell_bytes bytes into cell `cell`.
+  void hold_reference(uint32_t cell, const uint8_t* data, uint32_t len);
 
   // Blocks of one size, in chunks that never move; grown a chunk at a time,
   // only when more blocks are held at once than ever before.
@@ -134,11 +157,14 @@ class PacketBuffer : public sc_core::sc_module {
     size_t allocated() const { return chunks.size() * kChunkBlocks; }
   };
   static constexpr uint32_t kSmall = 0, kFull = 1;
-  // m_block[cell]: 0 = holds nothing; else kFullBit for a full block, | 1 + its index in its pool.
+  // m_block[cell]: 0 = holds nothing; kRefBit | length: a reference (m_ref[cell]);
+  // else kFullBit for a full block, | 1 + its index in its pool.
   static constexpr uint32_t kFullBit = 0x80000000u;
+  static constexpr uint32_t kRefBit = 0x40000000u;
 
   BufferConfig m_cfg;
   core::ZeroArray<uint32_t> m_block;
+  core::ZeroArray<const uint8_t*> m_ref;  // where a by-reference cell's bytes are
   Pool m_pool[2];
   size_t m_cells_held = 0;
   const CellLinks* m_links = nullptr;

@@ -13,7 +13,17 @@ namespace rocesim::core {
 inline constexpr uint64_t kPsPerNs = 1000;
 inline constexpr uint64_t kPsPerSec = 1000000000000ull;
 
-inline sc_core::sc_time ps(uint64_t v) { return sc_core::sc_time::from_value(v); }
+// SystemC's from_value() is out of line (it fixes the time resolution on
+// first use); the per-frame paths build one to three delays per hop, so
+// below 2^52 ps (75 minutes) the delay is the one-picosecond time scaled,
+// which is exact there: sc_time's scaling truncates v + 0.5, and a double
+// holds that exactly only below 2^52.
+inline sc_core::sc_time ps(uint64_t v) {
+  if (v == 0) return sc_core::SC_ZERO_TIME;
+  if (v >= (uint64_t(1) << 52)) return sc_core::sc_time::from_value(v);
+  static const sc_core::sc_time one = sc_core::sc_time::from_value(1);
+  return one * static_cast<double>(v);
+}
 inline uint64_t to_ps(const sc_core::sc_time& t) { return t.value(); }
 // now_ps(): the model's time, core/calendar.h.
 

@@ -171,6 +171,10 @@ void Switch::admit(const Pending& e) {
   m_gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   m_cc.cells = e.cut_through ? 1 : cells;  // cut-through forwards once the first cell is written
   m_cc.lead_ps = 0;
+  // The packet object keeps its header, unchanged, until the dequeue reads it
+  // back (a dequeue-time ECN mark comes after that read): the memory may hold
+  // a reference instead of a copy (buffer.h, "Held by reference").
+  m_cc.by_reference = true;
   sc_time d = SC_ZERO_TIME;
   buf_isck->b_transport(m_gp, d);
   if (!m_gp.is_response_ok()) SC_REPORT_ERROR("rocesim/switch", "packet buffer write failed");

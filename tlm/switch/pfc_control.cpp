@@ -77,6 +77,7 @@ void Switch::flush_queue(uint32_t qi) {
   const uint8_t q = static_cast<uint8_t>(qi % 8);
   for (uint32_t h; (h = m_qm->head_cell(port, q)) != qm::kNoCell;) {
     pk::Packet* p = m_slot[h].p;
+    buffer.detach(h);  // the packet goes back to the pool unread: the cell keeps its bytes
     dequeue(qi, *p, true);
     drop(p, pk::DropReason::pfc_watchdog, qi);
   }

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -51,10 +52,12 @@ struct Rig {
     return c;
   }
   // A write or read of `data` at `cell`, as the switch issues them (CellCount: `cells`).
-  tlm::tlm_response_status transport(tlm::tlm_command cmd, uint32_t cell, std::vector<uint8_t>& data, uint32_t cells) {
+  tlm::tlm_response_status transport(tlm::tlm_command cmd, uint32_t cell, std::vector<uint8_t>& data, uint32_t cells,
+                                     bool by_reference = false) {
     tlm::tlm_generic_payload gp;
     buffer::CellCount cc;
     cc.cells = cells;
+    cc.by_reference = by_reference;
     gp.set_extension(&cc);
     gp.set_command(cmd);
     gp.set_address(static_cast<uint64_t>(cell) * buf.config().cell_bytes);
@@ -186,4 +189,75 @@ TEST(PacketBuffer, SmallBlocksForHeadersFullBlocksBeyond) {
   std::copy(shorter.begin(), shorter.end(), want.begin());
   EXPECT_EQ(r.read(4, 256), want);
   EXPECT_EQ(r.buf.cells_held(), 0u);
+}
+
+// Held by reference (buffer.h): a by-reference write into an empty cell keeps
+// a pointer, not a copy (no block is taken), and every read returns what was
+// written: into the lent storage itself (the switch's case), into other
+// storage, and through the debug transport. The read releases the cell.
+TEST(PacketBuffer, ByReferenceWritesReadBackAsCopiesDoWithoutABlock) {
+  Rig r("byref", 64);
+  std::vector<uint8_t> lent = pattern(74, 4);
+  const std::vector<uint8_t> want = lent;
+  ASSERT_EQ(r.transport(tlm::TLM_WRITE_COMMAND, 3, lent, 17, true), tlm::TLM_OK_RESPONSE);
+  EXPECT_EQ(r.buf.cells_held(), 1u);
+  EXPECT_EQ(r.buf.blocks_allocated(), 0u);  // a copy would have taken a small block
+  EXPECT_EQ(r.debug_read(3, 74), want);
+  // Longer than the write: the rest of the cell reads as zero, as for a copy.
+  std::vector<uint8_t> want_long(100, 0);
+  std::copy(want.begin(), want.end(), want_long.begin());
+  EXPECT_EQ(r.debug_read(3, 100), want_long);
+  // A read into the lent storage itself leaves the bytes as they are.
+  ASSERT_EQ(r.transport(tlm::TLM_READ_COMMAND, 3, lent, 17), tlm::TLM_OK_RESPONSE);
+  EXPECT_EQ(lent, want);
+  EXPECT_EQ(r.buf.cells_held(), 0u);
+  EXPECT_EQ(r.debug_read(3, 74), std::vector<uint8_t>(74, 0));
+  // Into other storage: the bytes are copied out (that storage held 0x5A).
+  std::vector<uint8_t> lent2 = pattern(60, 9);
+  ASSERT_EQ(r.transport(tlm::TLM_WRITE_COMMAND, 3, lent2, 1, true), tlm::TLM_OK_RESPONSE);
+  EXPECT_EQ(r.read(3, 60), pattern(60, 9));
+  EXPECT_EQ(r.buf.blocks_allocated(), 0u);
+}
+
+// Where a reference would change what the memory returns, the write is a
+// copy: bytes longer than a cell, or a cell already holding bytes (a shorter
+// write keeps the rest of them). A copy write over a by-reference cell keeps
+// the referenced bytes it does not cover, and detach() makes the memory's
+// own copy so that the lent storage can change underneath.
+TEST(PacketBuffer, ByReferenceFallsBackToCopiesWhereAMemoryWouldDiffer) {
+  Rig r("byref_copy", 64);
+  // Longer than a cell: copied into the chain (cells 0 and 1).
+  std::vector<uint8_t> big = pattern(300, 2);
+  const std::vector<uint8_t> big_want = big;
+  ASSERT_EQ(r.transport(tlm::TLM_WRITE_COMMAND, 0, big, 2, true), tlm::TLM_OK_RESPONSE);
+  std::fill(big.begin(), big.end(), 0);  // the initiator reuses its storage: a copy does not care
+  EXPECT_EQ(r.read(0, 300, 2), big_want);
+
+  // Over a cell holding a copy: the write keeps the bytes beyond its own.
+  r.write(5, pattern(90, 1));
+  std::vector<uint8_t> shorter = pattern(30, 7);
+  ASSERT_EQ(r.transport(tlm::TLM_WRITE_COMMAND, 5, shorter, 1, true), tlm::TLM_OK_RESPONSE);
+  std::vector<uint8_t> want = pattern(90, 1);
+  std::copy(shorter.begin(), shorter.end(), want.begin());
+  std::fill(shorter.begin(), shorter.end(), 0);
+  EXPECT_EQ(r.read(5, 90), want);
+
+  // A copy write over a by-reference cell keeps the referenced bytes beyond it.
+  std::vector<uint8_t> lent = pattern(100, 3);
+  ASSERT_EQ(r.transport(tlm::TLM_WRITE_COMMAND, 7, lent, 1, true), tlm::TLM_OK_RESPONSE);
+  const std::vector<uint8_t> over = pattern(40, 11);
+  r.write(7, over);
+  std::vector<uint8_t> want7 = pattern(100, 3);
+  std::copy(over.begin(), over.end(), want7.begin());
+  std::fill(lent.begin(), lent.end(), 0);  // no longer referenced
+  EXPECT_EQ(r.read(7, 100), want7);
+
+  // detach(): the lent storage changes afterwards, the cell does not.
+  std::vector<uint8_t> lent2 = pattern(200, 6);
+  ASSERT_EQ(r.transport(tlm::TLM_WRITE_COMMAND, 9, lent2, 1, true), tlm::TLM_OK_RESPONSE);
+  r.buf.detach(9);
+  std::fill(lent2.begin(), lent2.end(), 0xEE);
+  EXPECT_EQ(r.read(9, 200), pattern(200, 6));
+  EXPECT_EQ(r.buf.cells_held(), 0u);
+  EXPECT_THROW(r.buf.detach(64), std::out_of_range);
 }

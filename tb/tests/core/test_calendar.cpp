@@ -388,3 +388,31 @@ TEST(Calendar, SelfDrivingStreamAcrossTheWheelAndBeyondMatchesASortedReference) 
   for (size_t j = 1; j < d.fired.size(); ++j) max_gap = std::max(max_gap, d.fired[j].second - d.fired[j - 1].second);
   EXPECT_GT(max_gap, 4194304u);
 }
+
+// core::ps builds a delay without SystemC's out-of-line from_value() below
+// 2^52 ps. Expected: the value itself (the resolution is 1 ps), at the edges
+// of the fast path (0, 1, 2^52 +- 1, 2^53 +- 1, 2^64 - 1) and at odd
+// values whose low bits a double holding them imprecisely would round away.
+TEST(CoreTime, PsIsExactAcrossTheFastPathAndBeyondIt) {
+  using rocesim::core::ps;
+  std::vector<uint64_t> vs = {0,
+                              1,
+                              2,
+                              999,
+                              1000,
+                              80,
+                              (uint64_t(1) << 52) - 1,
+                              uint64_t(1) << 52,
+                              (uint64_t(1) << 52) + 1,
+                              (uint64_t(1) << 53) - 1,
+                              uint64_t(1) << 53,
+                              (uint64_t(1) << 53) + 1,
+                              (uint64_t(1) << 60) + 12345,
+                              ~uint64_t(0)};
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 10000; ++i) vs.push_back(rng() >> (rng() % 64));
+  for (uint64_t v : vs) {
+    EXPECT_EQ(ps(v).value(), v) << v;
+    EXPECT_EQ(ps(v), sc_core::sc_time::from_value(v)) << v;
+  }
+}
