@@ -14,8 +14,7 @@ PacketBuffer::PacketBuffer(sc_module_name name, const BufferConfig& cfg)
     : sc_module(name),
       tsck("tsck"),
       m_cfg(cfg),
-      m_block(cfg.total_cells),
-      m_ref(cfg.total_cells) {
+      m_block(cfg.total_cells) {
   tsck.register_b_transport(this, &PacketBuffer::b_transport);
   tsck.register_transport_dbg(this, &PacketBuffer::transport_dbg);
   m_pool[kSmall].bytes = std::min(cfg.cell_bytes, kSmallBlockBytes);
@@ -61,7 +60,7 @@ void PacketBuffer::copy_chain(uint32_t head, uint8_t* data, uint32_t len, Access
     uint32_t& slot = m_block[cell];
     if (how == Access::write) {
       const bool ref = slot & kRefBit;
-      const uint32_t ref_len = ref ? slot & ~kRefBit : 0;
+      const uint32_t ref_len = ref ? ref_of(slot).len : 0;
       // A shorter write over bytes held by reference keeps the rest of them, as
       // a memory does: the block then takes a copy of them first.
       const uint32_t kept = ref && ref_len > n ? ref_len : 0;
@@ -77,7 +76,8 @@ void PacketBuffer::copy_chain(uint32_t head, uint8_t* data, uint32_t len, Access
         }
         Pool& to = m_pool[full_needed ? kFull : kSmall];
         const uint32_t b = to.take();
-        if (kept) std::memcpy(to.at(b), m_ref[cell], kept);
+        if (kept) std::memcpy(to.at(b), ref_of(slot).data, kept);
+        if (ref) drop_ref(slot);
         std::memset(to.at(b) + std::max(n, kept), 0, to.bytes - std::max(n, kept));
         slot = (full_needed ? kFullBit : 0) | (b + 1);
       }
@@ -87,11 +87,12 @@ void PacketBuffer::copy_chain(uint32_t head, uint8_t* data, uint32_t len, Access
       std::memset(data + off, 0, n);
     } else if (slot & kRefBit) {
       // Bytes held by reference: already in place when read into their own storage.
-      const uint8_t* src = m_ref[cell];
-      const uint32_t have = std::min(n, slot & ~kRefBit);
-      if (src != data + off) std::memmove(data + off, src, have);
+      const Ref& r = ref_of(slot);
+      const uint32_t have = std::min(n, r.len);
+      if (r.data != data + off) std::memmove(data + off, r.data, have);
       if (have < n) std::memset(data + off + have, 0, n - have);
       if (how == Access::read) {
+        drop_ref(slot);
         slot = 0;
         --m_cells_held;
       }
@@ -116,19 +117,32 @@ void PacketBuffer::copy_chain(uint32_t head, uint8_t* data, uint32_t len, Access
 }
 
 void PacketBuffer::hold_reference(uint32_t cell, const uint8_t* data, uint32_t len) {
+  uint32_t i;
+  if (!m_refs_free.empty()) {
+    i = m_refs_free.back();
+    m_refs_free.pop_back();
+  } else {
+    // A new peak of references held: the table grows (and its free list's
+    // room with it, so a release never allocates).
+    i = static_cast<uint32_t>(m_refs.size());
+    m_refs.emplace_back();
+    if (m_refs_free.capacity() < m_refs.capacity()) m_refs_free.reserve(m_refs.capacity());
+  }
+  m_refs[i] = Ref{data, len};
   ++m_cells_held;
-  m_block[cell] = kRefBit | len;
-  m_ref[cell] = data;
+  m_block[cell] = kRefBit | (i + 1);
 }
 void PacketBuffer::detach(uint32_t cell) {
   if (cell >= m_cfg.total_cells) throw std::out_of_range("buffer::PacketBuffer::detach: no cell " + std::to_string(cell));
   uint32_t& slot = m_block[cell];
   if (!(slot & kRefBit)) return;
-  const uint32_t len = slot & ~kRefBit;
+  const Ref r = ref_of(slot);
+  drop_ref(slot);
+  const uint32_t len = r.len;
   const bool full = len > m_pool[kSmall].bytes;
   Pool& to = m_pool[full ? kFull : kSmall];
   const uint32_t b = to.take();
-  std::memcpy(to.at(b), m_ref[cell], len);
+  std::memcpy(to.at(b), r.data, len);
   std::memset(to.at(b) + len, 0, to.bytes - len);
   slot = (full ? kFullBit : 0) | (b + 1);
 }

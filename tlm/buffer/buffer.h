@@ -40,7 +40,9 @@
 // a pointer to them instead of a copy, and a read into that same storage
 // moves no bytes; a read into other storage, or a debug read, copies them
 // out as from a block. What a transaction returns is the same either way;
-// the reference saves two copies and a block per packet on every hop.
+// the reference saves two copies and a block per packet on every hop, and
+// costs 16 bytes (pointer and length, in a table reused as cells empty) per
+// cell that holds one.
 #pragma once
 
 #include <cstdint>
@@ -157,14 +159,23 @@ class PacketBuffer : public sc_core::sc_module {
     size_t allocated() const { return chunks.size() * kChunkBlocks; }
   };
   static constexpr uint32_t kSmall = 0, kFull = 1;
-  // m_block[cell]: 0 = holds nothing; kRefBit | length: a reference (m_ref[cell]);
-  // else kFullBit for a full block, | 1 + its index in its pool.
+  // m_block[cell]: 0 = holds nothing; kRefBit | 1 + an index into m_refs: a
+  // reference; else kFullBit for a full block, | 1 + its index in its pool.
   static constexpr uint32_t kFullBit = 0x80000000u;
   static constexpr uint32_t kRefBit = 0x40000000u;
 
   BufferConfig m_cfg;
   core::ZeroArray<uint32_t> m_block;
-  core::ZeroArray<const uint8_t*> m_ref;  // where a by-reference cell's bytes are
+  // Bytes held by reference, one entry per cell holding them (not per cell of
+  // the memory), reused through m_refs_free (room for all: a release never allocates).
+  struct Ref {
+    const uint8_t* data = nullptr;
+    uint32_t len = 0;
+  };
+  std::vector<Ref> m_refs;
+  std::vector<uint32_t> m_refs_free;
+  const Ref& ref_of(uint32_t slot) const { return m_refs[(slot & ~kRefBit) - 1]; }
+  void drop_ref(uint32_t slot) { m_refs_free.push_back((slot & ~kRefBit) - 1); }
   Pool m_pool[2];
   size_t m_cells_held = 0;
   const CellLinks* m_links = nullptr;

@@ -87,6 +87,7 @@ void Packet::reset() {
   created_ps = 0;
   ingress_port = 0;
   prio = 0;
+  eligible_ps = 0;
 }
 
 uint32_t compute_fcs(const Packet& p) {

@@ -147,6 +147,7 @@ struct Packet {
   uint32_t ingress_port = 0;
   uint64_t rx_first_bit_ps = 0;  // set by the receiving MAC: first bit of the preamble arrived
   uint8_t prio = 0;         // priority/traffic class chosen by the pipeline
+  uint64_t eligible_ps = 0; // set by a switch while the frame is queued: when its egress may send it
 
   // Bytes a MAC serializes for this frame, including FCS, excluding preamble/SFD/IFG.
   uint32_t frame_len() const { return hdr_len + payload_len + trailer_len + pad_len + kFcsBytes; }

@@ -68,11 +68,11 @@ pk::Packet* Switch::pull(uint32_t port) {
     const uint32_t h = m_qm->head_cell(static_cast<uint16_t>(port), static_cast<uint8_t>(q));
     head_cell[q] = h;
     if (h == qm::kNoCell) continue;
-    const Slot& sl = m_slot[h];
-    if (sl.eligible_ps <= now) {
-      heads[q] = sl.p->frame_len();
+    const pk::Packet& hp = *m_slot[h].p;
+    if (hp.eligible_ps <= now) {
+      heads[q] = hp.frame_len();
     } else if (!(paused >> q & 1)) {
-      earliest = std::min(earliest, sl.eligible_ps);
+      earliest = std::min(earliest, hp.eligible_ps);
     }
   }
   sched::Scheduler& sc = m_sched[port];

@@ -197,7 +197,8 @@ void Switch::admit(const Pending& e) {
   qs.depth_cells += cells;
   qs.peak_bytes = std::max(qs.peak_bytes, qs.depth_bytes);
   qs.peak_cells = std::max(qs.peak_cells, qs.depth_cells);
-  m_slot[head] = Slot{p, eligible};
+  p->eligible_ps = eligible;
+  m_slot[head] = Slot{p};
   if (m_trace) trace_op(qi, r.ecn.mark, r.charge);
   schedule_wake(out, eligible);
 }

@@ -256,10 +256,11 @@ class Switch : public sc_core::sc_module, public link::TxReady {
     bool cut_through;
     bool operator>(const Pending& o) const { return ready_ps != o.ready_ps ? ready_ps > o.ready_ps : seq > o.seq; }
   };
-  // A queued packet, at its head cell (the queue manager holds the lists).
+  // A queued packet, at its head cell (the queue manager holds the lists);
+  // the time it may leave is in the packet (Packet::eligible_ps), so the
+  // per-cell array costs one pointer a cell.
   struct Slot {
     packet::Packet* p;
-    uint64_t eligible_ps;
   };
   // Ingress: the interface behind rx_in[port]. The pipeline acts a fixed
   // number of cycles after arrival, so its MACs hand frames over early (the
