@@ -58,8 +58,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (parse_bytes(rest, rest_len, raw, false) == DropReason::none) check_meta(raw, rest_len);
 
   if (rest_len > Packet::kMaxHdr) return 0;  // a Packet holds at most kMaxHdr header bytes
-  static Packet p;  // 400+ bytes of storage; reset per input
+  static Packet p;  // reset per input; its header storage grows once to kMaxHdr
   p.reset();
+  p.reserve_hdr(rest_len);
   std::memcpy(p.hdr, rest, rest_len);
   p.hdr_len = static_cast<uint16_t>(rest_len);
   p.payload_len = uint32_t(data[1]) | uint32_t(data[2]) << 8;

@@ -48,10 +48,11 @@ size_t begin_roce(Packet& p, const EthSpec& eth, const Ipv4Spec& ip, uint16_t sp
                   size_t ext_len, size_t extra_hdr, uint32_t zero_payload) {
   p.reset();
   Meta& m = p.meta;
+  p.reserve_hdr(kEthHdr + (eth.vlan ? kVlanTag : 0) + kIpv4Hdr + kUdpHdr + kBth + ext_len + extra_hdr);
   uint8_t* h = p.hdr;
   const size_t l3 = put_eth(h, m, eth, kEtherTypeIpv4);
   const size_t l4 = l3 + kIpv4Hdr, b = l4 + kUdpHdr, x = b + kBth, end = x + ext_len + extra_hdr;
-  assert(end <= Packet::kMaxHdr);
+  assert(end <= p.hdr_capacity());
   const uint32_t udp_len = uint32_t(kUdpHdr + kBth + ext_len + extra_hdr + kIcrc) + zero_payload;
   const uint32_t total = uint32_t(kIpv4Hdr) + udp_len;
   assert(total <= 0xffff && "IPv4 total length is 16 bits");

@@ -70,8 +70,41 @@ size_t Packet::serialize(uint8_t* out, size_t cap) const {
   return n;
 }
 
+Packet::Packet(const Packet& o) : hdr(m_inline) { *this = o; }
+
+Packet& Packet::operator=(const Packet& o) {
+  if (this == &o) return *this;
+  uint8_t* const mine = o.hdr_capacity() > kInlineHdr ? (reserve_hdr(o.hdr_capacity()), hdr) : hdr;
+  // Every field but the header storage, then the header bytes (all of the
+  // source's storage: a test may look past hdr_len).
+  hdr_len = o.hdr_len;
+  payload_len = o.payload_len;
+  std::memcpy(trailer, o.trailer, sizeof trailer);
+  trailer_len = o.trailer_len;
+  pad_len = o.pad_len;
+  fcs = o.fcs;
+  meta = o.meta;
+  parsed_checks = o.parsed_checks;
+  parsed_digest = o.parsed_digest;
+  id = o.id;
+  flow_id = o.flow_id;
+  created_ps = o.created_ps;
+  ingress_port = o.ingress_port;
+  rx_first_bit_ps = o.rx_first_bit_ps;
+  prio = o.prio;
+  eligible_ps = o.eligible_ps;
+  std::memcpy(mine, o.hdr, o.hdr_capacity());
+  return *this;
+}
+
+void Packet::grow_hdr() {
+  if (!m_big) m_big = std::make_unique<uint8_t[]>(kMaxHdr);
+  std::memcpy(m_big.get(), m_inline, kInlineHdr);
+  hdr = m_big.get();
+}
+
 // Only bookkeeping and meta: hdr[] is never read beyond hdr_len, so clearing
-// its 384 bytes on every acquire would be wasted work.
+// its bytes on every acquire would be wasted work.
 void Packet::reset() {
   hdr_len = 0;
   payload_len = 0;
@@ -109,7 +142,7 @@ uint64_t frame_digest(const Packet& p) {
   uint64_t h = mix_word(0x243f6a8885a308d3ull, uint64_t(p.hdr_len) | uint64_t(p.payload_len) << 16 |
                                                   uint64_t(p.trailer_len) << 48 | uint64_t(p.pad_len) << 56);
   const uint8_t* b = p.hdr;
-  size_t n = p.hdr_len <= Packet::kMaxHdr ? p.hdr_len : Packet::kMaxHdr;
+  size_t n = p.hdr_len <= p.hdr_capacity() ? p.hdr_len : p.hdr_capacity();
   for (; n >= 8; n -= 8, b += 8) {
     uint64_t w;
     std::memcpy(&w, b, 8);

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace rocesim::packet {
@@ -122,9 +123,15 @@ bool operator==(const Meta& a, const Meta& b);
 inline bool operator!=(const Meta& a, const Meta& b) { return !(a == b); }
 
 struct Packet {
-  static constexpr size_t kMaxHdr = 384;  // Eth+VLAN+IPv4+UDP+BTH+DETH+256 B MAD fits
+  static constexpr size_t kMaxHdr = 384;     // Eth+VLAN+IPv4+UDP+BTH+DETH+256 B MAD fits
+  static constexpr size_t kInlineHdr = 128;  // every frame but a CM MAD (RoCEv2 data: 58..82 B)
 
-  uint8_t hdr[kMaxHdr];
+  // The header bytes: kInlineHdr of them inside the packet, or kMaxHdr in a
+  // block of its own once reserve_hdr() asked for more than kInlineHdr (a
+  // packet keeps that block through reset() and the pool: no allocation per
+  // frame in steady state). Sized so, a packet in flight costs about 400 B,
+  // not 640 (the packets in flight are most of a large run's memory).
+  uint8_t* hdr;
   uint16_t hdr_len = 0;
   uint32_t payload_len = 0;
   uint8_t trailer[4] = {0, 0, 0, 0};
@@ -161,6 +168,23 @@ struct Packet {
   size_t serialize(uint8_t* out, size_t cap) const;
 
   void reset();  // back to an empty frame; keeps the storage
+
+  Packet() : hdr(m_inline) {}
+  Packet(const Packet& o);
+  Packet& operator=(const Packet& o);
+  ~Packet() = default;
+
+  // hdr holds at least n bytes (n <= kMaxHdr), keeping its first hdr_len;
+  // writers of headers longer than kInlineHdr call it first.
+  void reserve_hdr(size_t n) {
+    if (n > kInlineHdr && hdr == m_inline) grow_hdr();
+  }
+  size_t hdr_capacity() const { return hdr == m_inline ? kInlineHdr : kMaxHdr; }
+
+ private:
+  void grow_hdr();
+  uint8_t m_inline[kInlineHdr];
+  std::unique_ptr<uint8_t[]> m_big;  // kMaxHdr bytes once grown
 };
 
 // IEEE 802.3 FCS (CRC-32) over the frame's bytes: hdr, zero payload, trailer, zero pad.

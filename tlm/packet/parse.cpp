@@ -209,7 +209,7 @@ DropReason parse_full(Packet& p, const ParseOptions& opt) {
   m = Meta{};
   // Bookkeeping that cannot describe a frame (hdr overruns its storage, or a
   // trailer longer than the ICRC) is treated as a broken frame.
-  if (p.hdr_len > Packet::kMaxHdr || p.trailer_len > 4) return DropReason::truncated;
+  if (p.hdr_len > p.hdr_capacity() || p.trailer_len > 4) return DropReason::truncated;
   if (p.frame_len() < kMinFrameBytes) return DropReason::truncated;  // IEEE 802.3 runt
   if (opt.check_fcs && compute_fcs(p) != p.fcs) return DropReason::bad_fcs;
 

@@ -130,8 +130,8 @@ TEST(Truncation, ParseReadsNothingPastHdrLen) {
           p->fcs = compute_fcs(*p);
         }
         // The same prefix with different bytes after hdr_len must parse identically.
-        std::memset(a.hdr + h, 0x00, Packet::kMaxHdr - h);
-        std::memset(b.hdr + h, 0xa5, Packet::kMaxHdr - h);
+        std::memset(a.hdr + h, 0x00, a.hdr_capacity() - h);
+        std::memset(b.hdr + h, 0xa5, b.hdr_capacity() - h);
         const DropReason ra = parse(a), rb = parse(b);
         EXPECT_NE(ra, DropReason::none) << "hdr prefix " << h << " keep_len " << keep_len;
         EXPECT_EQ(ra, rb) << "hdr prefix " << h;

@@ -7,6 +7,7 @@
 #include "packet/build.h"
 #include "packet/packet.h"
 #include "packet/parse.h"
+#include "packet/wire.h"
 #include "test_util.h"
 
 namespace rocesim::packet {
@@ -72,6 +73,66 @@ TEST(Pool, AcquireResetsBookkeepingAndMetaButNotHeaderBytes) {
   EXPECT_EQ(q->frame_len(), kFcsBytes);
   EXPECT_EQ(q->hdr[0], first) << "reset leaves hdr[] alone (it is never read past hdr_len)";
   pool.release(q);
+}
+
+// Header storage (packet.h): a data frame's header lives inside the packet;
+// a CM MAD (longer than kInlineHdr: Eth + VLAN + IPv4 + UDP + BTH + DETH +
+// 256 B MAD = 322 B) grows it to kMaxHdr once, and the packet keeps that
+// through the pool. Copies carry the bytes into their own storage (a copy
+// pointing at its source's bytes would change with them).
+TEST(Pool, HeadersLongerThanTheInlineStorageGrowItOnceAndCopiesOwnTheirBytes) {
+  static_assert(sizeof(Packet) <= 420, "a packet in flight costs about 400 B (packet.h)");
+  PacketPool pool(1);
+  Packet* p = pool.acquire();
+  BthSpec b;
+  build_roce(*p, test::eth_spec(true), test::ip_spec(), 1, b, nullptr, nullptr, 4000);
+  EXPECT_EQ(p->hdr_capacity(), Packet::kInlineHdr);
+  build_cm(*p, test::eth_spec(true), test::ip_spec(), 0xC001, CmSpec{});
+  using namespace wire;
+  const size_t mad = kEthHdr + kVlanTag + kIpv4Hdr + kUdpHdr + kBth + 8 + 256;  // IBTA Vol 1 13.4 (MAD 256 B)
+  ASSERT_EQ(p->hdr_len, mad);
+  EXPECT_EQ(p->hdr_capacity(), Packet::kMaxHdr);
+  ASSERT_EQ(parse(*p), DropReason::none);  // the MAD's bytes, ICRC and FCS as built
+  const uint8_t* grown = p->hdr;
+
+  // A copy owns its bytes, and parses the same.
+  Packet c = *p;
+  EXPECT_NE(c.hdr, p->hdr);
+  ASSERT_EQ(c.hdr_len, p->hdr_len);
+  EXPECT_EQ(std::vector<uint8_t>(c.hdr, c.hdr + c.hdr_len), std::vector<uint8_t>(p->hdr, p->hdr + p->hdr_len));
+  p->hdr[mad - 1] ^= 0xff;  // the source changes; the copy does not
+  EXPECT_EQ(parse(c), DropReason::none);
+  EXPECT_EQ(c.meta.kind, FrameKind::cm);
+  p->hdr[mad - 1] ^= 0xff;
+
+  // Assigned into a packet with inline storage: it grows; a short frame then
+  // assigned back keeps working in the grown storage.
+  Packet small;
+  build_roce(small, test::eth_spec(false), test::ip_spec(), 2, b, nullptr, nullptr, 100);
+  const Packet small_copy = small;
+  small = *p;
+  EXPECT_EQ(small.hdr_capacity(), Packet::kMaxHdr);
+  EXPECT_EQ(parse(small), DropReason::none);
+  small = small_copy;
+  EXPECT_EQ(parse(small), DropReason::none);
+  EXPECT_EQ(small.meta.kind, FrameKind::roce);
+  small = small;  // self-assignment leaves it as it was
+  EXPECT_EQ(parse(small), DropReason::none);
+
+  // Through the pool the grown storage stays: no allocation per frame.
+  pool.release(p);
+  Packet* q = pool.acquire();
+  ASSERT_EQ(q, p);
+  EXPECT_EQ(q->hdr, grown);
+  build_cm(*q, test::eth_spec(true), test::ip_spec(), 0xC001, CmSpec{});
+  EXPECT_EQ(q->hdr, grown);
+  pool.release(q);
+
+  // A hdr_len beyond the storage is a broken frame, not a read past it.
+  Packet r;
+  r.hdr_len = Packet::kInlineHdr + 1;
+  r.pad_len = 60;
+  EXPECT_EQ(parse(r), DropReason::truncated);
 }
 
 }  // namespace
