@@ -13,16 +13,10 @@
 #include "frames.h"
 #include "packet/build.h"
 
-// Heap allocations, counted while g_count_allocs is set (the steady-state test).
-static std::atomic<bool> g_count_allocs{false};
-static std::atomic<uint64_t> g_allocs{0};
-void* operator new(size_t n) {
-  if (g_count_allocs) ++g_allocs;
-  if (void* p = std::malloc(n ? n : 1)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, size_t) noexcept { std::free(p); }
+// Heap allocations, counted while g_count_allocs is set (the steady-state
+// test; the counting operator new is in alloc_hooks.cpp).
+extern std::atomic<bool> g_count_allocs;
+extern std::atomic<uint64_t> g_allocs;
 
 namespace rocesim::analytics {
 namespace {
