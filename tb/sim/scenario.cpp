@@ -205,7 +205,7 @@ const KeyTable<HostsSection>& hosts_keys() {
       keys::integer<S>("ack_every", ROCESIM_MEMBER(ack_every), 1, 1 << 20,
                        "RC: AckReq on every Nth packet (and every message's last); the receiver coalesces ACKs to that"),
       keys::integer<S>("max_outstanding", ROCESIM_MEMBER(max_outstanding), 1, 1 << 23,
-                       "RC: packets sent and not yet acknowledged"),
+                       "RC: packets sent and not yet acknowledged; at least `ack_every`"),
       keys::time<S>("rto", ROCESIM_MEMBER(rto_ps), 1000000, kHourPs,
                     "RC: retransmission timeout, go back to the oldest unacknowledged packet (IBTA local ACK timeout "
                     "10 = 4.096 us x 2^10)"),
@@ -362,6 +362,15 @@ void read_links(const CfgNode& n, LinksSection& l) {
 
 void read_hosts(const CfgNode& n, HostsSection& h) {
   read_keys(hosts_keys(), n, h);
+  // The responder ACKs every ack_every-th packet (and a message's last): a
+  // requester allowed fewer unacknowledged packets would wait for an rto
+  // each time its window fills, a silent stall rather than a slow flow.
+  if (h.rc && h.max_outstanding < h.ack_every)
+    n.fail_key(n.has("max_outstanding") ? "max_outstanding" : "ack_every",
+               "RC: max_outstanding (" + std::to_string(h.max_outstanding) + ") is below ack_every (" +
+                   std::to_string(h.ack_every) + "): the receiver ACKs only every " + std::to_string(h.ack_every) +
+                   "th packet, so the sender would stall for an rto each time its window fills; give ack_every <= "
+                   "max_outstanding");
   n.finish();
 }
 

@@ -242,6 +242,26 @@ TEST(RoundTrip, CnpSpacingHasOneKey) {
   }
 }
 
+// RC with a window smaller than the ACK interval stalls for an rto whenever
+// the window fills (the responder ACKs every ack_every-th packet): refused,
+// naming the key given (max_outstanding, else ack_every) and its place.
+TEST(RoundTrip, AnRcWindowBelowTheAckIntervalIsRefused) {
+  const auto refused = [](const std::string& text, const std::string& key) {
+    try {
+      load(text, "w.yaml");
+      ADD_FAILURE() << "accepted: " << text;
+    } catch (const core::ConfigError& e) {
+      EXPECT_EQ(e.key_path(), key) << e.what();
+      EXPECT_NE(std::string(e.what()).find("w.yaml:1:"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("ack_every"), std::string::npos) << e.what();
+    }
+  };
+  refused("hosts: {transport: rc, max_outstanding: 8}\n", "hosts.max_outstanding");   // ack_every 16 by default
+  refused("hosts: {transport: rc, ack_every: 2048}\n", "hosts.ack_every");            // max_outstanding 1024
+  EXPECT_EQ(load("hosts: {transport: rc, max_outstanding: 8, ack_every: 8}\n", "w.yaml").hosts.max_outstanding, 8u);
+  EXPECT_EQ(load("hosts: {transport: open_loop, max_outstanding: 8}\n", "w.yaml").hosts.max_outstanding, 8u);
+}
+
 // docs/config.md carries, for each table-driven section, exactly the table
 // the key tables generate, between <!-- keys:SECTION --> and <!-- /keys -->.
 TEST(RoundTrip, DocsKeyReferenceIsGeneratedFromTheTables) {
