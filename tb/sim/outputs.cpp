@@ -570,7 +570,13 @@ std::string summary_json(Fabric& f, const RunResult& r, const RunStatus& st) {
     o << (first ? "\n" : ",\n") << "    {\"name\": " << json_str(sw->basename()) << ", \"ports\": " << sw->num_ports()
       << ", \"buffer_cells\": " << sw->config().buffer.total_cells << ", \"cell_bytes\": "
       << sw->config().buffer.cell_bytes << ", \"peak_cells\": " << m.total_peak() << ", \"used_cells_at_end\": "
-      << m.total_used() << ", \"cut_through_packets\": " << sw->cut_through_packets()
+      << m.total_used() << ", \"cut_through_packets\": " << sw->cut_through_packets();
+    if (sw->config().ecmp.dlb.mode != ecmp::DlbMode::off) {
+      const ecmp::FlowletGroup::Stats d = sw->dlb_stats();
+      o << ", \"load_balancing\": {\"new_flowlets\": " << d.new_flowlets << ", \"moves\": " << d.moves
+        << ", \"held_queued\": " << d.held_queued << ", \"avoided_hot\": " << d.avoided_hot << "}";
+    }
+    o
       << ", \"buffer_write_wait_ns\": " << ps_to_ns_text(sw->buffer.stats().write_wait_ps)
       << ", \"buffer_read_wait_ns\": " << ps_to_ns_text(sw->buffer.stats().read_wait_ps) << ",\n      \"pools\": [";
     for (size_t i = 0; i < m.pools(); ++i)

@@ -506,6 +506,50 @@ const KeyTable<ecmp::Config>& ecmp_unit_keys() {
                        "`table`: log2 of the buckets per group (the bucket: the hash's low bits)"),
       keys::integer<S>("hash_cycles", ROCESIM_MEMBER(hash_cycles), 0, 100000,
                        "ingress pipeline cycles of the hash, between the lookup and the MMU (docs/fidelity.md)"),
+      keys::choice<S>(
+          "load_balancing", {"static", "avoid_hot", "flowlet", "spray_random", "spray_round_robin"},
+          [](const S& c) {
+            switch (c.dlb.mode) {
+              case ecmp::DlbMode::avoid_hot: return std::string("avoid_hot");
+              case ecmp::DlbMode::flowlet: return std::string("flowlet");
+              case ecmp::DlbMode::spray_random: return std::string("spray_random");
+              case ecmp::DlbMode::spray_round_robin: return std::string("spray_round_robin");
+              default: return std::string("static");
+            }
+          },
+          [](S& c, const std::string& w) {
+            c.dlb.mode = w == "avoid_hot"           ? ecmp::DlbMode::avoid_hot
+                         : w == "flowlet"           ? ecmp::DlbMode::flowlet
+                         : w == "spray_random"      ? ecmp::DlbMode::spray_random
+                         : w == "spray_round_robin" ? ecmp::DlbMode::spray_round_robin
+                                                    : ecmp::DlbMode::off;
+          },
+          "how a group's member is chosen (docs/ecmp.md, \"Dynamic load balancing\"): `static` (the hash alone), "
+          "`avoid_hot` (the seed article's rehash: a new flowlet avoids a member above `hot_threshold`), `flowlet` "
+          "(a new flowlet takes the least loaded member by `flowlet_metric`), or per-packet spraying "
+          "(`spray_random`, `spray_round_robin`: reorders RC traffic, for comparison). A flow never moves while "
+          "it has packets queued on its member"),
+      keys::time<S>("utilization_window", ROCESIM_MEMBER(dlb.window_ps), 1000, 1000000000000ull,
+                    "time constant of a member's utilization estimate (an EWMA of its sent bytes, a CONGA DRE)"),
+      keys::integer<S>("utilization_shift", ROCESIM_MEMBER(dlb.shift), 1, 16,
+                       "the estimate decays by 2^-shift every utilization_window / 2^shift"),
+      keys::real<S>("hot_threshold", ROCESIM_MEMBER(dlb.threshold), 0.0, 1.0,
+                    "`avoid_hot`: utilization above which a member is hot (the seed: 0.8)"),
+      keys::time<S>("flowlet_gap", ROCESIM_MEMBER(dlb.gap_ps), 1, 1000000000000ull,
+                    "`avoid_hot`, `flowlet`: a flow may move after this long without a packet (and none queued)"),
+      keys::choice<S>(
+          "flowlet_metric", {"queue_bytes", "utilization"},
+          [](const S& c) {
+            return std::string(c.dlb.metric == ecmp::LoadMetric::utilization ? "utilization" : "queue_bytes");
+          },
+          [](S& c, const std::string& w) {
+            c.dlb.metric = w == "utilization" ? ecmp::LoadMetric::utilization : ecmp::LoadMetric::queue_bytes;
+          },
+          "`flowlet`: the load that picks a new flowlet's member: the bytes queued on the member's port, or its "
+          "utilization estimate"),
+      keys::integer<S>("flowlet_table_bits", ROCESIM_MEMBER(dlb.table_bits), 1, 20,
+                       "`avoid_hot`, `flowlet`: log2 of the flowlet table's entries per group (flows sharing an "
+                       "entry move together, as in hardware)"),
   };
   return t;
 }
@@ -520,6 +564,13 @@ void copy_ecmp_key(size_t i, const ecmp::Config& from, ecmp::Config& to) {
     case 4: to.selection = from.selection; break;
     case 5: to.table_bits = from.table_bits; break;
     case 6: to.hash_cycles = from.hash_cycles; break;
+    case 7: to.dlb.mode = from.dlb.mode; break;
+    case 8: to.dlb.window_ps = from.dlb.window_ps; break;
+    case 9: to.dlb.shift = from.dlb.shift; break;
+    case 10: to.dlb.threshold = from.dlb.threshold; break;
+    case 11: to.dlb.gap_ps = from.dlb.gap_ps; break;
+    case 12: to.dlb.metric = from.dlb.metric; break;
+    case 13: to.dlb.table_bits = from.dlb.table_bits; break;
     default: break;
   }
 }

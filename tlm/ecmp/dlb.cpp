@@ -36,9 +36,14 @@ double Dre::utilization(uint64_t now_ps) const {
          (static_cast<double>(m_rate_bps) * static_cast<double>(m_window_ps));
 }
 
-FlowletGroup::FlowletGroup(const DlbConfig& c, const std::vector<uint64_t>& rates)
-    : m_cfg(c), m_mask((1u << c.table_bits) - 1), m_table(size_t(1) << c.table_bits), m_queue(rates.size(), 0),
-      m_up(rates.size(), 1) {
+FlowletGroup::FlowletGroup(const DlbConfig& c, const std::vector<uint64_t>& rates, uint64_t seed)
+    : m_cfg(c),
+      m_mask((1u << c.table_bits) - 1),
+      m_table(c.mode == DlbMode::avoid_hot || c.mode == DlbMode::flowlet ? size_t(1) << c.table_bits : 0),
+      m_queue(rates.size(), 0),
+      m_up(rates.size(), 1),
+      m_rng(seed),
+      m_rr(static_cast<uint32_t>(rates.size()) - 1) {
   m_dre.reserve(rates.size());
   for (uint64_t r : rates) m_dre.emplace_back(r, c.window_ps, c.shift);
 }
@@ -70,10 +75,37 @@ uint32_t FlowletGroup::pick_new(uint32_t hashed, uint64_t now_ps) {
   return best;
 }
 
+uint32_t FlowletGroup::spray() {
+  const uint32_t n = members();
+  uint32_t up = 0;
+  for (uint8_t u : m_up) up += u;
+  if (up == 0) return kNone;
+  if (m_cfg.mode == DlbMode::spray_round_robin) {
+    do m_rr = (m_rr + 1) % n;
+    while (!m_up[m_rr]);
+    return m_rr;
+  }
+  // splitmix64 (Steele, Lea, Flood, "Fast splittable pseudorandom number
+  // generators", OOPSLA 2014), then the k-th member up, k uniform by
+  // Lemire's multiply-shift (bias below 2^-32 for these group sizes).
+  uint64_t z = (m_rng += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  z ^= z >> 31;
+  uint32_t k = static_cast<uint32_t>(((z >> 32) * up) >> 32);
+  for (uint32_t m = 0; m < n; ++m)
+    if (m_up[m] && k-- == 0) return m;
+  return kNone;  // not reached
+}
+
 FlowletGroup::Decision FlowletGroup::choose(uint32_t h, uint32_t hashed, uint64_t now_ps) {
   Decision d;
   if (m_cfg.mode == DlbMode::off) {
     d.member = hashed < members() && m_up[hashed] ? hashed : kNone;
+    return d;
+  }
+  if (m_cfg.mode == DlbMode::spray_random || m_cfg.mode == DlbMode::spray_round_robin) {
+    d.member = spray();
     return d;
   }
   const uint32_t e = h & m_mask;

@@ -1,7 +1,8 @@
 // Dynamic load balancing decisions for one ECMP group: which member a packet
 // takes when the choice may depend on load. Pure C++17, explicit time in ps,
-// no SystemC; not wired into the switch yet (issue 13 item 2 will). The
-// static hash (ecmp.h) stays the fallback and the tie-breaker.
+// no SystemC; the switch keeps one per group of more than one member when
+// switch.ecmp.load_balancing is not static (docs/ecmp.md). The static hash
+// (ecmp.h) stays the fallback and the tie-breaker.
 //
 // Utilization per member: a Discounting Rate Estimator (DRE, Alizadeh et
 // al., "CONGA: Distributed Congestion-Aware Load Balancing for Datacenters",
@@ -38,6 +39,10 @@
 //   3. A member that is down is never chosen, and an entry on a member that
 //      went down is re-chosen at once (its queued packets are lost there).
 //   mode off: always the hashed member (no table use).
+//   spray_random, spray_round_robin (per-packet spraying, for comparison):
+//   every packet takes a member of its own, uniformly at random (a
+//   splitmix64 stream from the group's seed) or the next member up in turn;
+//   no table, no order kept: RC receivers see the reordering.
 // No allocation per packet: the table and the members are sized at
 // construction.
 #pragma once
@@ -48,7 +53,7 @@
 
 namespace rocesim::ecmp {
 
-enum class DlbMode : uint8_t { off, avoid_hot, flowlet };
+enum class DlbMode : uint8_t { off, avoid_hot, flowlet, spray_random, spray_round_robin };
 enum class LoadMetric : uint8_t { queue_bytes, utilization };
 
 struct DlbConfig {
@@ -84,8 +89,8 @@ class Dre {
 class FlowletGroup {
  public:
   static constexpr uint32_t kNone = 0xFFFFFFFFu;
-  // One member per rate (its link's speed), all up.
-  FlowletGroup(const DlbConfig& c, const std::vector<uint64_t>& member_rates_bps);
+  // One member per rate (its link's speed), all up; seed: spray_random's stream.
+  FlowletGroup(const DlbConfig& c, const std::vector<uint64_t>& member_rates_bps, uint64_t seed = 0);
 
   struct Decision {
     uint32_t member = kNone;   // kNone: no member up
@@ -124,6 +129,7 @@ class FlowletGroup {
     uint32_t queued = 0;
   };
   uint32_t pick_new(uint32_t hashed, uint64_t now_ps);
+  uint32_t spray();
   double load(uint32_t m, uint64_t now_ps) const;
 
   DlbConfig m_cfg;
@@ -132,6 +138,8 @@ class FlowletGroup {
   std::vector<Dre> m_dre;
   std::vector<uint64_t> m_queue;
   std::vector<uint8_t> m_up;
+  uint64_t m_rng;         // spray_random: splitmix64 state
+  uint32_t m_rr = 0;      // spray_round_robin: the member sent to last
   Stats m_stats;
 };
 

@@ -82,6 +82,7 @@ std::vector<std::string> Config::validate() const {
   if (static_cast<size_t>(selection) >= selection_names().size()) e.push_back("unknown member selection");
   if (table_bits < 1 || table_bits > kMaxTableBits)
     e.push_back("table_bits " + std::to_string(table_bits) + " is outside 1 .. " + std::to_string(kMaxTableBits));
+  for (const std::string& m : dlb.validate()) e.push_back("load balancing: " + m);
   return e;
 }
 

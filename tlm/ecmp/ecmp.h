@@ -64,6 +64,8 @@
 #include <string>
 #include <vector>
 
+#include "ecmp/dlb.h"
+
 namespace rocesim::ecmp {
 
 enum class Function : uint8_t { murmur3, crc16_arc, crc16_ccitt, crc32_hi, crc32_lo, xor16 };
@@ -101,6 +103,7 @@ struct Config {
   Selection selection = Selection::modulo;
   uint32_t table_bits = 8;    // table: 2^table_bits buckets (1 .. kMaxTableBits)
   uint32_t hash_cycles = 0;   // ingress pipeline cycles the hash takes (the switch's)
+  DlbConfig dlb;              // dynamic load balancing or spraying over a group's members (dlb.h)
   // Empty when usable; otherwise one message per problem.
   std::vector<std::string> validate() const;
 };

@@ -93,6 +93,8 @@ Packet& Packet::operator=(const Packet& o) {
   rx_first_bit_ps = o.rx_first_bit_ps;
   prio = o.prio;
   eligible_ps = o.eligible_ps;
+  lb_block = o.lb_block;
+  lb_entry = o.lb_entry;
   std::memcpy(mine, o.hdr, o.hdr_capacity());
   return *this;
 }
@@ -121,6 +123,7 @@ void Packet::reset() {
   ingress_port = 0;
   prio = 0;
   eligible_ps = 0;
+  lb_block = lb_entry = kNoLb;
 }
 
 uint32_t compute_fcs(const Packet& p) {

@@ -155,6 +155,8 @@ struct Packet {
   uint64_t rx_first_bit_ps = 0;  // set by the receiving MAC: first bit of the preamble arrived
   uint8_t prio = 0;         // priority/traffic class chosen by the pipeline
   uint64_t eligible_ps = 0; // set by a switch while the frame is queued: when its egress may send it
+  uint32_t lb_block = kNoLb, lb_entry = kNoLb;  // a switch's load-balancing decision while queued (ecmp/dlb.h)
+  static constexpr uint32_t kNoLb = 0xFFFFFFFFu;
 
   // Bytes a MAC serializes for this frame, including FCS, excluding preamble/SFD/IFG.
   uint32_t frame_len() const { return hdr_len + payload_len + trailer_len + pad_len + kFcsBytes; }

@@ -131,6 +131,15 @@ qm::DequeueResult Switch::dequeue(uint32_t qi, pk::Packet& p, bool discard) {
   ++qs.deq_packets;
   qs.deq_bytes += rel.bytes;
   if (--qs.depth_packets == 0) m_nonempty[qi / 8] &= static_cast<uint8_t>(~(1u << (qi % 8)));
+  m_port_bytes[qi / 8] -= rel.bytes;
+  if (!m_port_dlb[qi / 8].empty()) {
+    dlb_release(p);
+    // The frame leaves on this port now (or is discarded): its wire bytes feed
+    // the members' utilization only when it is sent.
+    if (!discard)
+      for (const DlbMember& d : m_port_dlb[qi / 8]) m_dlb[d.block].sent(d.member, core::now_ps(), p.wire_bytes());
+    dlb_queue_changed(qi / 8);
+  }
   qs.depth_bytes -= rel.bytes;
   qs.depth_cells -= rel.cells;
   if (m_trace) trace_op(qi, rel.ecn.mark, rel.charge);

@@ -108,7 +108,23 @@ void Switch::admit(const Pending& e) {
     drop(p, pk::DropReason::no_route);
     return;
   }
-  const uint32_t out = m_ecmp.pick(g, ecmp_key(m, in));
+  uint32_t out;
+  const uint32_t lb = m_dlb.empty() ? kNoDlb : m_dlb_of[g];
+  if (lb == kNoDlb) {
+    out = m_ecmp.pick(g, ecmp_key(m, in));
+    p->lb_block = pk::Packet::kNoLb;  // not a decision of this switch (a previous one's may be on it)
+  } else {
+    // Dynamic load balancing: the hashed member is the block's fallback and
+    // tie-breaker; the packet counts as queued on the member chosen until it
+    // leaves that queue (dlb_release), whichever way it leaves.
+    const uint32_t h = m_ecmp.hash(ecmp_key(m, in));
+    const uint32_t hashed = m_ecmp.member(g, h);
+    const ecmp::FlowletGroup::Decision d =
+        hashed == ecmp::Unit::kNone ? ecmp::FlowletGroup::Decision{} : m_dlb[lb].choose(h, hashed, now);
+    out = d.member == ecmp::FlowletGroup::kNone ? ecmp::Unit::kNone : m_ecmp.ports(g)[d.member];
+    p->lb_block = d.entry == ecmp::FlowletGroup::kNone ? pk::Packet::kNoLb : lb;
+    p->lb_entry = d.entry;
+  }
   if (out == ecmp::Unit::kNone) {  // every member of the group down
     drop(p, pk::DropReason::no_route);
     return;
@@ -127,12 +143,14 @@ void Switch::admit(const Pending& e) {
       saf.cut_through = false;
       saf.ready_ps = align(e.last_bit_ps) +
                      cycles(m_cfg.cycles.parser + m_cfg.cycles.lookup + m_cfg.ecmp.hash_cycles + m_cfg.cycles.mmu);
+      dlb_release(*p);  // admitted again, store-and-forward: it decides again then
       schedule_ingress(saf);
       return;
     }
   }
 
   if (m_wd[qi].stormed && m_cfg.pfc.wd_drop) {  // a stormed queue drops what arrives for it
+    dlb_release(*p);
     drop(p, pk::DropReason::pfc_watchdog, qi);
     return;
   }
@@ -154,6 +172,7 @@ void Switch::admit(const Pending& e) {
   ++ps.in_packets;
   ps.in_bytes += bytes;
   if (!r.admitted()) {
+    dlb_release(*p);
     drop(p, drop_reason(r.verdict), qi);
     return;
   }
@@ -193,6 +212,8 @@ void Switch::admit(const Pending& e) {
   qs.enq_bytes += bytes;
   ++qs.depth_packets;
   m_nonempty[out] |= static_cast<uint8_t>(1u << q);
+  m_port_bytes[out] += bytes;
+  if (!m_port_dlb[out].empty()) dlb_queue_changed(out);
   qs.depth_bytes += bytes;
   qs.depth_cells += cells;
   qs.peak_bytes = std::max(qs.peak_bytes, qs.depth_bytes);
@@ -201,6 +222,25 @@ void Switch::admit(const Pending& e) {
   m_slot[head] = Slot{p};
   if (m_trace) trace_op(qi, r.ecn.mark, r.charge);
   schedule_wake(out, eligible);
+}
+
+void Switch::dlb_release(const pk::Packet& p) {
+  if (p.lb_block != pk::Packet::kNoLb) m_dlb[p.lb_block].dequeued(p.lb_entry);
+}
+
+void Switch::dlb_queue_changed(uint32_t port) {
+  for (const DlbMember& d : m_port_dlb[port]) m_dlb[d.block].set_queue_bytes(d.member, m_port_bytes[port]);
+}
+
+ecmp::FlowletGroup::Stats Switch::dlb_stats() const {
+  ecmp::FlowletGroup::Stats t;
+  for (const ecmp::FlowletGroup& g : m_dlb) {
+    t.new_flowlets += g.stats().new_flowlets;
+    t.moves += g.stats().moves;
+    t.held_queued += g.stats().held_queued;
+    t.avoided_hot += g.stats().avoided_hot;
+  }
+  return t;
 }
 
 bool Switch::ecn_frame(const pk::Packet& p) {

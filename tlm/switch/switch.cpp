@@ -105,6 +105,25 @@ Switch::Switch(sc_module_name name, const SwitchConfig& cfg, const RouteLookup& 
   for (size_t i = 0; i < n; ++i)
     m_refresh_ps.push_back(cfg.pfc.refresh_ps ? cfg.pfc.refresh_ps
                                               : pfc::quanta_ps(cfg.pfc.pause_quanta, cfg.port_rates[i]) / 2);
+  // Dynamic load balancing or spraying (ecmp.dlb): one decision block per
+  // group of more than one member; each port knows the (group, member) pairs
+  // it serves, for the load inputs. The spray stream is seeded by the run seed
+  // and the switch's and group's names, as the WRED streams are.
+  m_dlb_of.assign(cfg.groups.size(), kNoDlb);
+  m_port_dlb.resize(n);
+  if (cfg.ecmp.dlb.mode != ecmp::DlbMode::off) {
+    for (size_t g = 0; g < cfg.groups.size(); ++g) {
+      if (cfg.groups[g].size() < 2) continue;
+      std::vector<uint64_t> rates;
+      for (uint16_t port : cfg.groups[g]) rates.push_back(cfg.port_rates.at(port));
+      core::Rng seed(cfg.seed, std::string(this->name()) + ".g" + std::to_string(g) + ".lb");
+      m_dlb_of[g] = static_cast<uint32_t>(m_dlb.size());
+      for (size_t m = 0; m < cfg.groups[g].size(); ++m)
+        m_port_dlb[cfg.groups[g][m]].push_back(DlbMember{m_dlb_of[g], static_cast<uint32_t>(m)});
+      m_dlb.emplace_back(cfg.ecmp.dlb, rates, seed.next_u64());
+    }
+  }
+  m_port_bytes.assign(n, 0);
   m_pending.reserve(256);
   m_edge.reserve(std::max<size_t>(n, 16));
   m_wakes.reserve(256);

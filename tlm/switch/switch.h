@@ -198,6 +198,8 @@ class Switch : public sc_core::sc_module, public link::TxReady {
   const SwitchConfig& config() const { return m_cfg; }
   // The hash unit (its configuration, groups and members up): which member a key takes.
   const ecmp::Unit& ecmp() const { return m_ecmp; }
+  // Dynamic load balancing counters summed over the switch's groups (zero when off).
+  ecmp::FlowletGroup::Stats dlb_stats() const;
   // The queue manager every buffer, admission, PFC-state and ECN decision
   // goes through (tlm/qm), and the C++ model's counters.
   const qm::QueueManagerIf& queue_manager() const { return *m_qm; }
@@ -317,6 +319,20 @@ class Switch : public sc_core::sc_module, public link::TxReady {
   const RouteLookup& m_routes;
   link::Ledger& m_ledger;
   ecmp::Unit m_ecmp;
+  // Dynamic load balancing (ecmp.dlb; empty when off): a block per group of
+  // more than one member (m_dlb_of: group -> block, kNoDlb for none), and per
+  // port the (block, member) pairs it is, fed with the port's sent bytes and
+  // queued bytes (m_port_bytes).
+  static constexpr uint32_t kNoDlb = 0xFFFFFFFFu;
+  struct DlbMember {
+    uint32_t block, member;
+  };
+  std::vector<ecmp::FlowletGroup> m_dlb;
+  std::vector<uint32_t> m_dlb_of;
+  std::vector<std::vector<DlbMember>> m_port_dlb;
+  std::vector<uint64_t> m_port_bytes;
+  void dlb_release(const packet::Packet& p);        // its packet left the queue (sent or dropped)
+  void dlb_queue_changed(uint32_t port);             // the port's queued bytes changed
   qm::QueueManager m_qm_model;
   qm::QueueManagerIf* m_qm = &m_qm_model;
   std::unique_ptr<qm::RecordingQueueManager> m_recorder;

@@ -220,3 +220,44 @@ TEST(Flowlet, ValidateRefusesBadConfigs) {
   c.table_bits = 21;
   EXPECT_EQ(c.validate().size(), 1u);
 }
+
+// Spraying (dlb.h): round robin visits the members up in turn, skipping one
+// that is down; random picks each member up with probability 1/up, which a
+// count over 40 000 packets must show within 5 binomial standard deviations
+// (sd = sqrt(n p (1 - p))), never a member down, the same stream for the
+// same seed and another for another seed. Neither keeps a flowlet entry.
+TEST(Spray, RoundRobinTakesTheMembersUpInTurnAndRandomIsUniformOverThem) {
+  DlbConfig rr;
+  rr.mode = DlbMode::spray_round_robin;
+  FlowletGroup g(rr, {k100G, k100G, k100G, k100G});
+  std::vector<uint32_t> seen;
+  for (int i = 0; i < 8; ++i) seen.push_back(g.choose(5, 2, 0).member);
+  EXPECT_EQ(seen, (std::vector<uint32_t>{0, 1, 2, 3, 0, 1, 2, 3}));
+  g.set_up(2, false);
+  seen.clear();
+  for (int i = 0; i < 6; ++i) seen.push_back(g.choose(5, 2, 0).member);
+  EXPECT_EQ(seen, (std::vector<uint32_t>{0, 1, 3, 0, 1, 3}));
+  EXPECT_EQ(g.choose(5, 2, 0).entry, FlowletGroup::kNone);
+
+  DlbConfig rnd;
+  rnd.mode = DlbMode::spray_random;
+  FlowletGroup a(rnd, {k100G, k100G, k100G, k100G}, 11), b(rnd, {k100G, k100G, k100G, k100G}, 11),
+      c(rnd, {k100G, k100G, k100G, k100G}, 12);
+  a.set_up(1, false), b.set_up(1, false), c.set_up(1, false);
+  constexpr int kN = 40000;
+  std::map<uint32_t, int> count;
+  int same_b = 0, same_c = 0;
+  for (int i = 0; i < kN; ++i) {
+    const uint32_t m = a.choose(7, 0, 0).member;  // the hash and hashed member play no part
+    ++count[m];
+    same_b += b.choose(9, 3, 0).member == m;
+    same_c += c.choose(7, 0, 0).member == m;
+  }
+  EXPECT_EQ(count.count(1), 0u) << "a member down is never chosen";
+  const double p = 1.0 / 3, sd = std::sqrt(kN * p * (1 - p));
+  for (uint32_t m : {0u, 2u, 3u}) EXPECT_NEAR(count[m], kN * p, 5 * sd) << "member " << m;
+  EXPECT_EQ(same_b, kN) << "same seed, same stream";
+  EXPECT_LT(same_c, kN * p + 5 * sd) << "another seed: agreement at chance (1/3)";
+  a.set_up(0, false), a.set_up(2, false), a.set_up(3, false);
+  EXPECT_EQ(a.choose(7, 0, 0).member, FlowletGroup::kNone);
+}
