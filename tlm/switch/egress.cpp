@@ -131,8 +131,8 @@ qm::DequeueResult Switch::dequeue(uint32_t qi, pk::Packet& p, bool discard) {
   ++qs.deq_packets;
   qs.deq_bytes += rel.bytes;
   if (--qs.depth_packets == 0) m_nonempty[qi / 8] &= static_cast<uint8_t>(~(1u << (qi % 8)));
-  m_port_bytes[qi / 8] -= rel.bytes;
   if (!m_port_dlb[qi / 8].empty()) {
+    m_port_bytes[qi / 8] -= rel.bytes;
     dlb_release(p);
     // The frame leaves on this port now (or is discarded): its wire bytes feed
     // the members' utilization only when it is sent.

@@ -212,8 +212,10 @@ void Switch::admit(const Pending& e) {
   qs.enq_bytes += bytes;
   ++qs.depth_packets;
   m_nonempty[out] |= static_cast<uint8_t>(1u << q);
-  m_port_bytes[out] += bytes;
-  if (!m_port_dlb[out].empty()) dlb_queue_changed(out);
+  if (!m_port_dlb[out].empty()) {  // a load-balanced member: its queued bytes are a load input
+    m_port_bytes[out] += bytes;
+    dlb_queue_changed(out);
+  }
   qs.depth_bytes += bytes;
   qs.depth_cells += cells;
   qs.peak_bytes = std::max(qs.peak_bytes, qs.depth_bytes);

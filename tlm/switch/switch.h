@@ -322,7 +322,7 @@ class Switch : public sc_core::sc_module, public link::TxReady {
   // Dynamic load balancing (ecmp.dlb; empty when off): a block per group of
   // more than one member (m_dlb_of: group -> block, kNoDlb for none), and per
   // port the (block, member) pairs it is, fed with the port's sent bytes and
-  // queued bytes (m_port_bytes).
+  // queued bytes (m_port_bytes, kept only for such ports).
   static constexpr uint32_t kNoDlb = 0xFFFFFFFFu;
   struct DlbMember {
     uint32_t block, member;
