@@ -240,11 +240,13 @@ def sweep(name, key, values, per_metric, chosen=None, with_knee=True):
     rank) and the knee of the median (a red ring). per_metric: {metric: [[run values of point i], ...]} in the
     order of values; chosen: the index of a tuning round's choice (a green star); with_knee False: no knee
     (points of a grid of several keys, whose order is not a scale). Returns (figure, {metric: index of the knee
-    or None})."""
+    or None}); the figure is None when no metric has a value."""
     xs = [quantity(v) for v in values]
     if any(x is None for x in xs):
         xs = list(range(len(values)))   # not numbers: the points in grid order
     ms = [m for m in per_metric if any(per_metric[m])]
+    if not ms:   # no run of the sweep gave a value (every run failed): nothing to plot, no knee
+        return None, {m: None for m in per_metric}
     cols = 2 if len(ms) > 1 else 1
     rows_ = (len(ms) + cols - 1) // cols
     fig, axes = plt.subplots(rows_, cols, figsize=(6 * cols, 3.4 * rows_), squeeze=False)
@@ -265,7 +267,8 @@ def sweep(name, key, values, per_metric, chosen=None, with_knee=True):
         if chosen is not None and per_metric[m][chosen]:
             ax.plot([xs[chosen]], [statistics.median(per_metric[m][chosen])], "*", markersize=14, color="green",
                     label="chosen: %s" % values[chosen])
-        ax.set_xticks(xs, values, rotation=30, fontsize="small")
+        # Rotated labels end at their tick (ha="right", anchored there): centred ones read as the neighbour's.
+        ax.set_xticks(xs, values, rotation=30, ha="right", rotation_mode="anchor", fontsize="small")
         ax.set(xlabel=key, title=m)
         ax.legend(fontsize="x-small")
     for ax in [a for r in axes for a in r][len(ms):]:
