@@ -79,9 +79,10 @@ RATE_BINS = 50   # bins of the pause-rate panel of pfc.png
 
 
 def pfc(events, end_ns):
-    """Three panels from pfc.csv: the pause rate (below), then step functions of the XOFF state a switch sent per (ingress port, priority)
-    (1 from an xoff row to the next xon row) and the paused state of each transmitter per (port, priority)
-    (1 from pause_start to pause_end); TOP of each by number of events. Time in us."""
+    """Three panels from pfc.csv: the pause rate (below), then step functions of the XOFF state a switch sent
+    per (ingress port, priority) (1 from an xoff row to the next xon row) and the paused state of each
+    transmitter per (port, priority) (1 from pause_start to pause_end); TOP of each by number of events.
+    Time in us."""
     panels = (("xoff", "xon", "XOFF sent (switch ingress, per priority)"),
               ("pause_start", "pause_end", "Transmitter paused (per priority)"))
     by = [{}, {}]

@@ -47,8 +47,8 @@ def submit(runs, out, jobs, name, extra_args, stop, on_record):
     while os.path.exists(os.path.join(sdir, "array-%d.json" % k)):
         k += 1
     tasks = os.path.join(sdir, "array-%d.json" % k)
-    doc = [{"dir": r.dir, "out": r.out, "cmd": r.cmd, "log": r.log, "record": r.record_path, "timeout_s": r.scenario.timeout_s,
-            "measure_rss": r.measure_rss, "rss": r.rss_path} for r in runs]
+    doc = [{"dir": r.dir, "out": r.out, "cmd": r.cmd, "log": r.log, "record": r.record_path,
+            "timeout_s": r.scenario.timeout_s, "measure_rss": r.measure_rss, "rss": r.rss_path} for r in runs]
     for r in runs:   # a record from before is not this submission's
         os.makedirs(r.dir, exist_ok=True)
         if os.path.exists(r.record_path):

@@ -99,8 +99,8 @@ class SuiteErrors(unittest.TestCase):
         d = C.tmpdir(self)
         text = GOOD.replace('    criteria: ["flows.completed == 2"]',
                             '    args: [--queue-impl, lockstep]\n'
-                            '    metrics: ["switches[0].queues[7].peak_bytes", derived.ecn_mark_ratio, csv.flows.lt10KB,'
-                            ' "fct.by_size[4].slowdown_p99"]\n'
+                            '    metrics: ["switches[0].queues[7].peak_bytes", derived.ecn_mark_ratio,'
+                            ' csv.flows.lt10KB, "fct.by_size[4].slowdown_p99"]\n'
                             '    criteria: ["lockstep.mismatches == 0", "flows.completed == 2"]')
         self.assertNotEqual(text, GOOD)
         path = C.write(os.path.join(d, "s.yaml"), text.replace("links.cable_m: [2, 20]", "links.cable_m: [2]"))
