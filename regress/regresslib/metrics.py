@@ -48,6 +48,35 @@ def lookup(doc, path):
     return cur
 
 
+def unknown_part(doc, path):
+    """For a summary.json path, the first component that a summary of this scenario (doc, e.g. of a 1 ns run)
+    does not have, or None when the path exists or cannot be judged: past an index into a list that is
+    shorter here (per-queue and per-port lists hold only what saw traffic), or past a value that is null."""
+    cur = doc
+    for part in path.split("."):
+        m = re.fullmatch(r"([A-Za-z_][A-Za-z0-9_]*)((?:\[\d+\])*)", part)
+        if cur is None:
+            return None
+        if not m or not isinstance(cur, dict) or m.group(1) not in cur:
+            return part
+        cur = cur[m.group(1)]
+        for idx in re.findall(r"\[(\d+)\]", m.group(2)):
+            if not isinstance(cur, list):
+                return part
+            if int(idx) >= len(cur):
+                return None
+            cur = cur[int(idx)]
+    return None
+
+
+def summary_paths(path):
+    """The summary.json paths a metric reads: none for csv.* and run.* (flows.csv, the runner), both operands
+    of a derived.* ratio, else the path itself."""
+    if path.startswith("csv.") or path in RUN_METRICS:
+        return []
+    return list(RATIOS.get(path, [path]))
+
+
 def nearest_rank(values, p):
     """The p-quantile (0 < p <= 1) by nearest rank: the ceil(p * n)-th smallest (as summary.json's percentiles)."""
     v = sorted(values)

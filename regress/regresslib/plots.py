@@ -75,10 +75,14 @@ def ecn_ratio(queues):
     return fig
 
 
+RATE_BINS = 50   # bins of the pause-rate panel of pfc.png
+
+
 def pfc(events, end_ns):
-    """Two panels of step functions from pfc.csv: the XOFF state a switch sent per (ingress port, priority)
-    (1 from an xoff row to the next xon row) and the paused state of each transmitter per (port, priority)
-    (1 from pause_start to pause_end); TOP of each by number of events. Time in us."""
+    """Three panels from pfc.csv: the pause rate (below), then step functions of the XOFF state a switch sent
+    per (ingress port, priority) (1 from an xoff row to the next xon row) and the paused state of each
+    transmitter per (port, priority) (1 from pause_start to pause_end); TOP of each by number of events.
+    Time in us."""
     panels = (("xoff", "xon", "XOFF sent (switch ingress, per priority)"),
               ("pause_start", "pause_end", "Transmitter paused (per priority)"))
     by = [{}, {}]
@@ -89,8 +93,25 @@ def pfc(events, end_ns):
                 by[i].setdefault(k, []).append((float(r["time_ns"]) / 1000, 1.0 if r["event"] == on else 0.0))
     if not by[0] and not by[1]:
         return None
-    fig, axes = plt.subplots(2, 1, figsize=(9, 6), sharex=True)
-    for ax, series, (_, _, title) in zip(axes, by, panels):
+    fig, axes = plt.subplots(3, 1, figsize=(9, 8.5), sharex=True)
+    # The pause rate: XOFF transitions a switch sent per ms on each ingress port (all priorities), in
+    # RATE_BINS equal bins over the run, plotted at each bin's start; the TOP ports by XOFF count.
+    ax = axes[0]
+    width_ns = max(end_ns, 1.0) / RATE_BINS
+    counts = {}
+    for r in events:
+        if r["event"] == "xoff":
+            c = counts.setdefault("%s:%s" % (r["node"], r["port"]), [0] * RATE_BINS)
+            c[min(int(float(r["time_ns"]) // width_ns), RATE_BINS - 1)] += 1
+    top = sorted(counts, key=lambda k: (-sum(counts[k]), k))[:TOP]
+    for k in top:
+        ax.plot([i * width_ns / 1000 for i in range(RATE_BINS)], [n / (width_ns / 1e6) for n in counts[k]],
+                drawstyle="steps-post", label=k)
+    ax.set(ylabel="XOFF per ms", title="Pause rate: XOFF sent per switch ingress port" +
+           (", %d busiest" % len(top) if top else ": none"))
+    if top:
+        ax.legend(fontsize="x-small", loc="upper right")
+    for ax, series, (_, _, title) in zip(axes[1:], by, panels):
         top = sorted(series, key=lambda k: (-len(series[k]), k))[:TOP]
         for j, k in enumerate(top):
             xs, ys = _steps(series[k], end_ns / 1000)
@@ -240,11 +261,13 @@ def sweep(name, key, values, per_metric, chosen=None, with_knee=True):
     rank) and the knee of the median (a red ring). per_metric: {metric: [[run values of point i], ...]} in the
     order of values; chosen: the index of a tuning round's choice (a green star); with_knee False: no knee
     (points of a grid of several keys, whose order is not a scale). Returns (figure, {metric: index of the knee
-    or None})."""
+    or None}); the figure is None when no metric has a value."""
     xs = [quantity(v) for v in values]
     if any(x is None for x in xs):
         xs = list(range(len(values)))   # not numbers: the points in grid order
     ms = [m for m in per_metric if any(per_metric[m])]
+    if not ms:   # no run of the sweep gave a value (every run failed): nothing to plot, no knee
+        return None, {m: None for m in per_metric}
     cols = 2 if len(ms) > 1 else 1
     rows_ = (len(ms) + cols - 1) // cols
     fig, axes = plt.subplots(rows_, cols, figsize=(6 * cols, 3.4 * rows_), squeeze=False)
@@ -265,7 +288,8 @@ def sweep(name, key, values, per_metric, chosen=None, with_knee=True):
         if chosen is not None and per_metric[m][chosen]:
             ax.plot([xs[chosen]], [statistics.median(per_metric[m][chosen])], "*", markersize=14, color="green",
                     label="chosen: %s" % values[chosen])
-        ax.set_xticks(xs, values, rotation=30, fontsize="small")
+        # Rotated labels end at their tick (ha="right", anchored there): centred ones read as the neighbour's.
+        ax.set_xticks(xs, values, rotation=30, ha="right", rotation_mode="anchor", fontsize="small")
         ax.set(xlabel=key, title=m)
         ax.legend(fontsize="x-small")
     for ax in [a for r in axes for a in r][len(ms):]:

@@ -95,7 +95,11 @@ class Run:
         """True when a previous invocation completed this very run (its summary.json says so)."""
         rec = _read_json(self.record_path)
         summ = _read_json(os.path.join(self.out, "summary.json"))
+        # The record must also say that the process exited with status 0 and was not killed for its timeout:
+        # a run that rocesim completed but that then died (killed by the runner's SIGTERM as it exited, say)
+        # would otherwise be kept as an error for ever instead of being run again.
         return bool(rec and rec.get("cmd") == self.cmd and rec.get("binary") == binary_id(self.cmd[0])
+                    and rec.get("exit") == 0 and not rec.get("timed_out")
                     and summ and summ.get("complete") is True)
 
     def log_tail(self):
@@ -210,7 +214,9 @@ class Executor:
         if self.stop.is_set():
             return False
         os.makedirs(run.dir, exist_ok=True)
-        for stale in (run.record_path,):
+        # A record or a summary.json of an earlier attempt is not this attempt's: a run killed before its rocesim
+        # emptied --out (a crash, SIGINT, SIGKILL after the grace) must not leave an old "complete": true behind.
+        for stale in (run.record_path, os.path.join(run.out, "summary.json")):
             if os.path.exists(stale):
                 os.remove(stale)
         rec = {"cmd": run.cmd, "binary": binary_id(run.cmd[0]), "exit": None, "signal": None, "timed_out": False,

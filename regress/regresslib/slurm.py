@@ -47,8 +47,8 @@ def submit(runs, out, jobs, name, extra_args, stop, on_record):
     while os.path.exists(os.path.join(sdir, "array-%d.json" % k)):
         k += 1
     tasks = os.path.join(sdir, "array-%d.json" % k)
-    doc = [{"dir": r.dir, "cmd": r.cmd, "log": r.log, "record": r.record_path, "timeout_s": r.scenario.timeout_s,
-            "measure_rss": r.measure_rss, "rss": r.rss_path} for r in runs]
+    doc = [{"dir": r.dir, "out": r.out, "cmd": r.cmd, "log": r.log, "record": r.record_path,
+            "timeout_s": r.scenario.timeout_s, "measure_rss": r.measure_rss, "rss": r.rss_path} for r in runs]
     for r in runs:   # a record from before is not this submission's
         os.makedirs(r.dir, exist_ok=True)
         if os.path.exists(r.record_path):
@@ -75,6 +75,16 @@ def submit(runs, out, jobs, name, extra_args, stop, on_record):
     while pending:
         if stop.is_set():
             subprocess.run(["scancel", job], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            # Wait (bounded) until no task of it is left, so that none still writes into OUT once the runner
+            # has said it stopped (a resume right after would otherwise race a dying task's record).
+            deadline = time.monotonic() + X.KILL_GRACE_S + 20
+            while time.monotonic() < deadline:
+                try:
+                    if not _tool(["squeue", "-h", "-j", job, "-o", "%i"]).strip():
+                        break
+                except SlurmError:   # the job is gone from slurmctld's memory: squeue refuses its id
+                    break
+                time.sleep(POLL_S)
             return False
         still = []
         for r in pending:
@@ -120,7 +130,7 @@ class _Task:
     """What Executor.execute needs of a run, from the tasks file."""
 
     def __init__(self, t):
-        self.dir, self.cmd, self.log, self.record_path = t["dir"], t["cmd"], t["log"], t["record"]
+        self.dir, self.out, self.cmd, self.log, self.record_path = t["dir"], t["out"], t["cmd"], t["log"], t["record"]
         self.measure_rss, self.rss_path = t["measure_rss"], t["rss"]
 
         class _Scenario:

@@ -144,6 +144,7 @@ class Scenario:
         self.key_marks = {}       # --set key -> (position, suite key) of its set: or grid: entry
         self.pick = None          # a tuning round's Pick, else None
         self.chosen = []          # a tuning round: the earlier rounds' choices, [(key, YAML text)], set by the runner
+        self.metric_marks = {}    # metric -> (position, suite key) where the scenario (or its defaults) names it
 
     def points(self):
         """Grid points in order: [(label, dirname, [(key, value), ...])]; one point 'base' without a grid."""
@@ -190,6 +191,7 @@ class _Reader:
         except yaml.YAMLError as e:
             mark = getattr(e, "problem_mark", None)
             raise SuiteError(path, mark, None, "not valid YAML: %s" % getattr(e, "problem", e))
+        self.metric_marks = {}   # metric -> (position, suite key) of its first mention in what is being read
 
     def err(self, node, key, reason):
         return SuiteError(self.path, None if node is None else node.start_mark, key, reason)
@@ -228,6 +230,8 @@ class _Reader:
 
 
 def _check_metric(r, node, key, text):
+    if isinstance(text, str):   # where it is first named: regress/run checks summary.json paths after loading
+        r.metric_marks.setdefault(text, (node.start_mark, key))
     if not isinstance(text, str) or not re.fullmatch(METRIC_RE, text):
         raise r.err(node, key, "expected a metric path such as fct.slowdown_p99 or fct.by_size[0].slowdown_p99, "
                     "got %r" % (text,))
@@ -369,6 +373,7 @@ def load(path):
     if "grid" in dfields:
         raise r.err(dfields["grid"][0], "defaults.grid", "a grid belongs to a scenario")
     _scenario_keys(r, dfields, "defaults", defaults, suite)
+    defaults.metric_marks, r.metric_marks = r.metric_marks, {}
     names = set()
     items = r.seq(top[list_key][1], list_key)
     if not items:
@@ -426,5 +431,7 @@ def load(path):
                                 "round tunes its own parameters)" % swept[gk])
             for gk in [k for k, _ in own.grid] + [k for k, _ in own.own_sets]:
                 swept[gk] = own.name
+        own.metric_marks = dict(defaults.metric_marks, **r.metric_marks)
+        r.metric_marks = {}
         suite.scenarios.append(own)
     return suite

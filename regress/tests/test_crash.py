@@ -81,6 +81,29 @@ class Crash(unittest.TestCase):
             pid = int(f.read())
         self.assertTrue(gone(pid), "the hung run's child %d is still running" % pid)
 
+    def test_sweep_whose_runs_all_crash_is_reported(self):
+        """Every run of a one-key sweep crashes: the runner still writes its report (errors, no sweep plot, no
+        knee) and exits 1, instead of stopping on the empty plot."""
+        d = C.tmpdir(self)
+        fake = C.wrapper(d, 'if [ -n "$SEED" ]; then echo "fake-crash" >&2; kill -SEGV $$; fi')
+        suite = C.write(os.path.join(d, "allcrash.yaml"), """
+            name: allcrash
+            defaults: {seeds: [1, 2], timeout: 30s}
+            scenarios:
+              - config: %s/default.yaml
+                grid: {links.cable_m: [2, 20, 200]}
+            """ % C.SCENARIOS)
+        out = os.path.join(d, "out")
+        r = C.regress(suite, out, "--jobs", "2", binary=fake, timeout=120)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertNotIn("Traceback", r.stderr)
+        cases = C.junit_cases(os.path.join(out, "junit.xml"))
+        runs = {n: k for n, (k, _) in cases.items() if "seed=" in n}
+        self.assertEqual(runs, {"default [links.cable_m=%s] seed=%d" % (m, s): "error"
+                                for m in (2, 20, 200) for s in (1, 2)})
+        self.assertTrue(os.path.exists(os.path.join(out, "report.html")))
+        self.assertFalse(os.path.exists(os.path.join(out, "plots", "default.png")))
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -96,6 +96,30 @@ class Criteria(unittest.TestCase):
                 self.assertIn("median(csv.goodput_gbps)", tc.find("failure").get("message"))
                 self.assertNotIn("payload_bytes", tc.find("failure").get("message"))
 
+    def test_smoke_suite_catches_a_broken_mechanism(self):
+        """regress/suites/smoke.yaml itself (as regress_smoke runs it in `make test`) with a rocesim whose PFC
+        is broken in the pfc_incast scenario only: a fake that adds --set pfc.enabled=false to those runs. The
+        scenario's lossless criteria must fail in JUnit and in the exit status, and nothing else may."""
+        d = C.tmpdir(self)
+        fake = C.wrapper(d, """
+            case "$*" in */runs/pfc_incast/*) exec %s "$@" --set pfc.enabled=false;; esac
+            """ % C.BIN)
+        out = os.path.join(d, "out")
+        r = C.regress(os.path.join(C.ROOT, "regress", "suites", "smoke.yaml"), out, "--jobs", "2", binary=fake)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        cases = C.junit_cases(os.path.join(out, "junit.xml"))
+        broken = {n for n in cases if n.startswith("pfc_incast [")}
+        self.assertEqual(len([n for n in broken if "seed=" in n]), 3)   # smoke.yaml: 3 seeds by default
+        for n in broken:
+            kind, tc = cases[n]
+            self.assertEqual(kind, "failure", n)
+            if "seed=" in n:
+                # Without PFC the 16-to-1 incast overflows the port (it drops) and no pause is sent.
+                self.assertIn("packets.dropped == 0", tc.find("failure").get("message"))
+                self.assertIn("pfc.pause_frames_tx > 0", tc.find("failure").get("message"))
+        self.assertEqual({n: cases[n][0] for n in cases if n not in broken},
+                         {n: "pass" for n in cases if n not in broken})
+
 
 if __name__ == "__main__":
     unittest.main()

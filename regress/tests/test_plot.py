@@ -101,7 +101,22 @@ class Plot(unittest.TestCase):
             self.assertEqual(x, [float(r["time_ns"]) / 1000 for r in mine], label)
         # PFC: XOFF state (xoff = 1, xon = 0) and the transmitters' paused state, steps over the run.
         ev = rows(d, "pfc.csv")
-        for panel, (on, off) in enumerate((("xoff", "xon"), ("pause_start", "pause_end"))):
+        # The pause rate (panel 0): per switch ingress port, its xoff rows in each of 50 equal intervals of the
+        # run (the last one closed at the end), divided by the interval in ms; the port with most XOFFs shown.
+        got = lines(figs["pfc.png"], 0)
+        w_ns = summ["sim_time_ns"] / 50
+        self.assertEqual(len(got), min(6, len({(r["node"], r["port"]) for r in ev if r["event"] == "xoff"})))
+        for label, (x, y) in got.items():
+            ts = [float(r["time_ns"]) for r in ev if r["event"] == "xoff" and "%s:%s" % (r["node"], r["port"]) == label]
+            want = [sum(1 for t in ts if i * w_ns <= t < (i + 1) * w_ns or (i == 49 and t >= 50 * w_ns))
+                    / (w_ns / 1e6) for i in range(50)]
+            self.assertEqual(y, want, label)
+            self.assertEqual(x, [i * w_ns / 1000 for i in range(50)], label)
+            self.assertAlmostEqual(sum(v * w_ns / 1e6 for v in y), len(ts), places=6)   # every XOFF counted once
+        busiest = max({(r["node"], r["port"]) for r in ev if r["event"] == "xoff"},
+                      key=lambda k: sum(1 for r in ev if r["event"] == "xoff" and (r["node"], r["port"]) == k))
+        self.assertIn("%s:%s" % busiest, got)
+        for panel, (on, off) in enumerate((("xoff", "xon"), ("pause_start", "pause_end")), start=1):
             got = lines(figs["pfc.png"], panel)
             self.assertTrue(got, panel)
             for label, (x, y) in got.items():

@@ -54,7 +54,10 @@ class Resume(unittest.TestCase):
         p = subprocess.Popen(["/usr/bin/python3", C.RUN, suite, "--out", out, "--jobs", "1", "--quiet",
                               "--bin", fake], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         deadline = time.monotonic() + 60
-        while len(complete_seeds(out)) < 2 and time.monotonic() < deadline:
+        # Two runs complete and the next one started (with --jobs 1, so the completed ones have exited: the
+        # interrupt then lands on a run in progress, not on one that is writing its last outputs).
+        while not (len(complete_seeds(out)) >= 2 and os.path.exists(os.path.join(d, "invocations"))
+                   and len(seeds_run(d)) > len(complete_seeds(out))) and time.monotonic() < deadline:
             time.sleep(0.05)
         p.send_signal(signal.SIGINT)
         _, err = p.communicate(timeout=60)
@@ -97,6 +100,37 @@ class Resume(unittest.TestCase):
         r = C.regress(suite, out, "--jobs", "2", binary=fake)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(sorted(seeds_run(d)[before:]), SEEDS)
+
+    def test_killed_rerun_does_not_reuse_an_old_summary(self):
+        """A run redone (here: another binary) that is killed before its rocesim writes anything must not
+        count as finished on resume because of the summary.json its earlier attempt left."""
+        d = C.tmpdir(self)
+        suite = C.write(os.path.join(d, "stale.yaml"), """
+            name: stale
+            defaults: {seeds: [1, 2], timeout: 60s}
+            scenarios:
+              - config: %s/default.yaml
+            """ % C.SCENARIOS)
+        out = os.path.join(d, "out")
+        r = C.regress(suite, out, "--bin", C.BIN)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(complete_seeds(out), [1, 2])
+        # Another binary: every run is redone. Seed 2's attempt is killed (SIGKILL, no handler) before the real
+        # rocesim starts, as long as the flag file exists.
+        flag = os.path.join(d, "kill-seed-2")
+        C.write(flag, "")
+        fake = C.wrapper(d, 'if [ "$SEED" = 2 ] && [ -e %s ]; then kill -KILL $$; fi' % flag)
+        r = C.regress(suite, out, binary=fake)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        cases = C.junit_cases(os.path.join(out, "junit.xml"))
+        self.assertEqual(cases["default [base] seed=2"][0], "error")
+        self.assertIn("SIGKILL", cases["default [base] seed=2"][1].find("error").get("message"))
+        # Resumed with the same binary: seed 2 runs again (only it), and now passes.
+        os.remove(flag)
+        before = len(seeds_run(d))
+        r = C.regress(suite, out, binary=fake)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(seeds_run(d)[before:], [2])
 
 
 if __name__ == "__main__":

@@ -164,6 +164,47 @@ class Slurm(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("%d finished before, 0 to run" % runs, r.stderr)
         self.assertFalse(os.path.exists(os.path.join(sdir, "array-1.json")))
+        self.interrupt_cancels_the_job(d, cluster)
+
+    def interrupt_cancels_the_job(self, d, cluster):
+        """SIGINT to the runner during a Slurm suite: the job is cancelled (its pending tasks never run), the
+        interrupted run does not count as finished, and a resume runs exactly the runs that did not finish."""
+        seeds = [1, 2, 3, 4]
+        # Each run sleeps 3 s before the real rocesim, and --jobs 1 lets one array task run at a time.
+        fake = C.wrapper(d, "sleep 3")
+        suite = C.write(os.path.join(d, "cancel.yaml"), """
+            name: cancel
+            defaults: {seeds: %s, timeout: 60s}
+            scenarios:
+              - config: %s/default.yaml
+            """ % (seeds, C.SCENARIOS))
+        out = os.path.join(d, "cancel")
+        env = dict(cluster.env, ROCESIM_BIN=C.BIN)
+        cmd = ["/usr/bin/python3", C.RUN, suite, "--out", out, "--jobs", "1", "--backend", "slurm", "--quiet",
+               "--bin", fake]
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        invocations = os.path.join(d, "invocations")
+        deadline = time.monotonic() + 60
+        while not os.path.exists(invocations) and time.monotonic() < deadline:   # the first task has started
+            time.sleep(0.1)
+        self.assertTrue(os.path.exists(invocations), "no task started within 60 s\n" + cluster.logs())
+        p.send_signal(2)   # SIGINT
+        _, err = p.communicate(timeout=120)
+        self.assertEqual(p.returncode, 130, err)
+        # The job is gone from the queue when the runner has returned, and nothing more started.
+        q = subprocess.run(["squeue", "-h", "-o", "%i %j"], stdout=subprocess.PIPE, text=True, env=cluster.env)
+        self.assertNotIn("regress-cancel", q.stdout)
+        time.sleep(2)
+        with open(invocations) as f:
+            started = [int(line.split()[line.split().index("--seed") + 1]) for line in f]
+        self.assertEqual(len(started), 1, started)   # the pending tasks were cancelled, not run
+        self.assertFalse(os.path.exists(os.path.join(out, "junit.xml")))
+        # Resume through Slurm: every run of the suite runs now (the interrupted one did not finish), once.
+        r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, timeout=300)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(invocations) as f:
+            again = [int(line.split()[line.split().index("--seed") + 1]) for line in f][len(started):]
+        self.assertEqual(sorted(again), seeds)
 
 
 def main():

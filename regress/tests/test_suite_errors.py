@@ -44,6 +44,19 @@ CASES = [
     ("links.cable_m: [2, 20]", "links.cable_mm: [2, 20]", "links.cable_mm", "scenarios[0].grid.links.cable_mm",
      "unknown key"),
     ("{sim.duration: 1ms}", "{sim.duration: 1ms, sim: [}", None, None, "not valid YAML"),
+    # An unknown metric: of flows.csv (csv.*, a fixed list) and of summary.json (a path its summary lacks,
+    # found by a 1 ns run of the scenario; in criteria, in metrics: and in the defaults).
+    ('"flows.completed == 2"', '"csv.goodput_gbs > 0"', '"csv.goodput_gbs > 0"', "scenarios[0].criteria[0]",
+     "unknown metric 'csv.goodput_gbs'"),
+    ('"flows.completed == 2"', '"flows.complete == 2"', '"flows.complete == 2"', "scenarios[0].criteria[0]",
+     "unknown metric 'flows.complete'"),
+    ('    criteria: ["flows', '    metrics: [pfc.pause_frame_tx]\n    criteria: ["flows', "pfc.pause_frame_tx",
+     "scenarios[0].metrics[0]", "summary.json has no 'pause_frame_tx'"),
+    ("  timeout: 30s", "  timeout: 30s\n  metrics: ['fct.by_size[0].slowdown_p98']", "'fct.by_size[0].slowdown_p98'",
+     "defaults.metrics[0]", "unknown metric 'fct.by_size[0].slowdown_p98'"),
+    # lockstep.* exists only with --queue-impl lockstep: without it the path is unknown.
+    ('"flows.completed == 2"', '"lockstep.mismatches == 0"', '"lockstep.mismatches == 0"',
+     "scenarios[0].criteria[0]", "summary.json has no 'lockstep'"),
 ]
 
 # Tuning rounds (rounds:): the same rules, on a suite of two rounds.
@@ -77,6 +90,20 @@ class SuiteErrors(unittest.TestCase):
     def test_good_suite_runs(self):
         d = C.tmpdir(self)
         path = C.write(os.path.join(d, "s.yaml"), GOOD)
+        r = C.regress(path, os.path.join(d, "out"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+
+    def test_metrics_of_the_scenario_are_accepted(self):
+        """The unknown-metric check refuses nothing a run has: lockstep.* with --queue-impl lockstep, an index
+        into a list past what a 1 ns run holds (cannot be judged), a derived ratio, a flows.csv metric."""
+        d = C.tmpdir(self)
+        text = GOOD.replace('    criteria: ["flows.completed == 2"]',
+                            '    args: [--queue-impl, lockstep]\n'
+                            '    metrics: ["switches[0].queues[7].peak_bytes", derived.ecn_mark_ratio,'
+                            ' csv.flows.lt10KB, "fct.by_size[4].slowdown_p99"]\n'
+                            '    criteria: ["lockstep.mismatches == 0", "flows.completed == 2"]')
+        self.assertNotEqual(text, GOOD)
+        path = C.write(os.path.join(d, "s.yaml"), text.replace("links.cable_m: [2, 20]", "links.cable_m: [2]"))
         r = C.regress(path, os.path.join(d, "out"))
         self.assertEqual(r.returncode, 0, r.stderr)
 

@@ -13,7 +13,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common as C  # noqa: E402
 
 # The fake: `validate` accepts everything; `run` writes a complete summary.json whose members follow from the
-# parameters p.a and p.b (0 when not given) and the seed, and logs its --set arguments.
+# parameters p.a and p.b (0 when not given) and the seed, and logs its --set arguments (in "probes" for the
+# runner's check of the metric names before the suite, regress/run probe_metrics).
 FAKE = r'''#!/usr/bin/python3
 import json, os, sys
 args = sys.argv[1:]
@@ -27,7 +28,8 @@ for i, x in enumerate(args):
         k, v = args[i + 1].split("=", 1)
         sets[k] = float(v)
 a, b = sets.get("p.a", 0.0), sets.get("p.b", 0.0)
-with open(os.path.join(os.path.dirname(sys.argv[0]), "invocations"), "a") as f:
+with open(os.path.join(os.path.dirname(sys.argv[0]), "invocations" if "/regress-probe-" not in out
+                       else "probes"), "a") as f:   # the runner's 1 ns metric-name check runs apart
     f.write(json.dumps({"seed": seed, "sets": sorted(k + "=" + str(v) for k, v in sets.items())}) + "\n")
 os.makedirs(out, exist_ok=True)
 summary = {"complete": True, "reason": None, "seed": seed, "sim_time_ns": 1000.0, "conservation_ok": True,
