@@ -22,8 +22,9 @@ CSV_METRICS = (["csv.goodput_gbps", "csv.bulk_goodput_gbps", "csv.completed_frac
                 for b, _ in BUCKETS])
 
 # Per generator (flows.csv's tag: long, incast, background, websearch, ...): csv.tag_gbps.TAG and
-# csv.tag_slowdown_p99.TAG (derived()); any tag name is accepted (a tag the run does not have is absent).
-TAG_METRIC_RE = r"csv\.(?:tag_gbps|tag_slowdown_p99|tag_completed_fraction)\.[A-Za-z0-9_]+"
+# csv.tag_slowdown_p99.TAG, csv.tag_fct_us_p50.TAG, csv.tag_fct_us_p95.TAG (derived()); any tag name is
+# accepted (a tag the run does not have is absent).
+TAG_METRIC_RE = r"csv\.(?:tag_gbps|tag_slowdown_p99|tag_fct_us_p50|tag_fct_us_p95|tag_completed_fraction)\.[A-Za-z0-9_]+"
 
 # Measured by the runner, not the run (runner.Run.run_metric): the peak resident set of the rocesim process
 # (wait4's ru_maxrss) in MiB, and the run's wall time in seconds.
@@ -123,6 +124,7 @@ def derived(flows_csv, sim_time_ns):
     csv.tag_gbps.TAG          the flows of generator TAG (flows.csv's tag column): their payload received x 8 /
                               the union of their active intervals, as csv.bulk_goodput_gbps, Gbps
     csv.tag_slowdown_p99.TAG  their p99 FCT slowdown (nearest rank over the completed ones)
+    csv.tag_fct_us_p50.TAG, csv.tag_fct_us_p95.TAG  their median and p95 FCT, us (nearest rank, completed)
     csv.tag_completed_fraction.TAG  their completed flows / their flows
     csv.fct_us_p50.B, csv.fct_us_p99.B, csv.slowdown_p50.B, csv.slowdown_p99.B, csv.flows.B
                               per flow-size bucket B (BUCKETS): FCT percentiles in us and slowdown
@@ -152,6 +154,9 @@ def derived(flows_csv, sim_time_ns):
         slow = [float(r["slowdown"]) for r in mine if r["completed"] == "1"]
         if slow:
             out["csv.tag_slowdown_p99." + tag] = nearest_rank(slow, 0.99)
+            fct = [float(r["fct_ns"]) / 1000 for r in mine if r["completed"] == "1"]
+            out["csv.tag_fct_us_p50." + tag] = nearest_rank(fct, 0.50)
+            out["csv.tag_fct_us_p95." + tag] = nearest_rank(fct, 0.95)
         out["csv.tag_completed_fraction." + tag] = len(slow) / len(mine)
     rates = [int(r["size_bytes"]) * 8 / float(r["fct_ns"]) for r in done if float(r["fct_ns"]) > 0]
     if rates:

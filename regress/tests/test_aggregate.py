@@ -18,7 +18,7 @@ SEEDS = [1, 2, 3, 4, 5]
 KS = ["64KiB", "192KiB"]
 METRICS = ["ecn.marked", "fct.slowdown_p99", "fct.by_size[0].slowdown_p99", "pfc.pause_frames_tx",
            "csv.goodput_gbps", "csv.flows.lt10KB", "csv.slowdown_p99.lt10KB", "csv.fct_us_p99.lt10KB",
-           "csv.completed_fraction"]
+           "csv.completed_fraction", "csv.tag_fct_us_p95.incast", "csv.tag_fct_us_p50.incast"]
 # Checked against regress/sweeps/ecn_sweep.sh, an independent implementation of the same definitions.
 EXTRA = ["csv.bulk_goodput_gbps", "derived.ecn_mark_ratio"]
 
@@ -50,6 +50,11 @@ def from_run(d):
         "csv.slowdown_p99.lt10KB": nearest_rank([float(r["slowdown"]) for r in small_done], 0.99),
         "csv.fct_us_p99.lt10KB": nearest_rank([float(r["fct_ns"]) / 1000 for r in small_done], 0.99),
         "csv.completed_fraction": sum(r["completed"] == "1" for r in rows) / len(rows),
+        # The incast generator's completed flows (flows.csv tag), p95 and median FCT in us.
+        "csv.tag_fct_us_p95.incast": nearest_rank([float(r["fct_ns"]) / 1000 for r in rows
+                                                   if r["tag"] == "incast" and r["completed"] == "1"], 0.95),
+        "csv.tag_fct_us_p50.incast": nearest_rank([float(r["fct_ns"]) / 1000 for r in rows
+                                                   if r["tag"] == "incast" and r["completed"] == "1"], 0.50),
         "small_done": len(small_done),
     }, s
 
