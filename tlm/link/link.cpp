@@ -3,6 +3,10 @@
 #include "core/time.h"
 #include "link/mac.h"
 
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
 namespace rocesim::link {
 
 using namespace sc_core;
@@ -23,9 +27,35 @@ Link::Link(sc_module_name name, const LinkConfig& cfg, Ledger& ledger, uint64_t 
   a_out.bind(static_cast<pkt_bw_if&>(m_ba));
 }
 
+void Link::add_down(uint64_t from_ps, uint64_t until_ps) {
+  if (until_ps <= from_ps)
+    throw std::invalid_argument(std::string(name()) + ": a down interval must end after it starts (" +
+                                std::to_string(from_ps) + " ps .. " + std::to_string(until_ps) + " ps)");
+  m_down.emplace_back(from_ps, until_ps);
+  std::sort(m_down.begin(), m_down.end());
+}
+
+bool Link::down_at(uint64_t t) const { return overlaps_down(t, t); }
+
+bool Link::overlaps_down(uint64_t t0, uint64_t t1) const {
+  // [from, until) meets [t0, t1] (t1 inclusive: the last bit's arrival).
+  for (const auto& [from, until] : m_down)
+    if (from <= t1 && until > t0) return true;
+  return false;
+}
+
 void Link::Dir::b_transport(packet::Packet& p, sc_time& delay) {
   Link& l = m_link;
   ++l.m_frames[m_dir];
+  if (!l.m_down.empty()) {
+    // On the cable from its first bit leaving (now) to its last bit arriving.
+    const uint64_t t0 = core::now_ps();
+    if (l.overlaps_down(t0, t0 + core::to_ps(delay) + l.m_cfg.delay_ps())) {
+      ++l.m_lost_down[m_dir];
+      l.m_ledger.drop(&p, packet::DropReason::link_down);
+      return;
+    }
+  }
   // Draw only when loss is configured, so enabling it elsewhere does not shift this stream.
   if (l.m_cfg.loss > 0.0 && l.m_rng.bernoulli(l.m_cfg.loss)) {
     ++l.m_lost[m_dir];

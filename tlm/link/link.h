@@ -1,10 +1,19 @@
 // A full-duplex cable between two MACs: each direction adds the propagation
 // delay (length x delay per metre, exact in ps) and may lose frames with a
 // configured probability (for loss-recovery experiments).
+//
+// Failures: the cable may be down over given intervals [from, until) of
+// simulated time (a link failure and its repair, known from the scenario). A
+// frame that is on the cable at any moment of one, from its first bit
+// leaving the sender to its last bit arriving, is lost in both directions
+// (counted under link_down). The check is made when the sender starts the
+// frame, against the intervals, so a failure costs no event of its own.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <systemc>
 
@@ -33,6 +42,14 @@ class Link : public sc_core::sc_module {
   const LinkConfig& config() const { return m_cfg; }
   uint64_t frames(int dir) const { return m_frames[dir]; }
   uint64_t lost(int dir) const { return m_lost[dir]; }
+  // Frames lost because the cable was down (both directions' counts apart).
+  uint64_t lost_down(int dir) const { return m_lost_down[dir]; }
+  // The cable is down over [from_ps, until_ps) (until_ps = UINT64_MAX: for
+  // good). Intervals may be added in any order before or during a run; one
+  // that ends at or before it starts is refused (std::invalid_argument).
+  void add_down(uint64_t from_ps, uint64_t until_ps);
+  // Whether the cable is down at t_ps.
+  bool down_at(uint64_t t_ps) const;
 
  private:
   // One direction's forward interface.
@@ -52,6 +69,9 @@ class Link : public sc_core::sc_module {
   Dir m_ab{*this, 0}, m_ba{*this, 1};
   uint64_t m_frames[2] = {0, 0};
   uint64_t m_lost[2] = {0, 0};
+  uint64_t m_lost_down[2] = {0, 0};
+  std::vector<std::pair<uint64_t, uint64_t>> m_down;  // [from, until), sorted by from
+  bool overlaps_down(uint64_t t0, uint64_t t1) const;
 };
 
 // Bind two MACs through a link.

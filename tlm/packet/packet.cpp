@@ -24,6 +24,7 @@ const char* drop_reason_name(DropReason r) {
     case DropReason::link_loss: return "link_loss";
     case DropReason::pfc_watchdog: return "pfc_watchdog";
     case DropReason::nic_buffer: return "nic_buffer";
+    case DropReason::link_down: return "link_down";
     case DropReason::count_: break;
   }
   return "invalid";

@@ -73,6 +73,7 @@ enum class DropReason : uint8_t {
   link_loss,          // dropped by a configured loss on a link
   pfc_watchdog,       // dropped by a PFC watchdog's drop action on a stormed queue
   nic_buffer,         // a NIC's receive buffer was full
+  link_down,          // on a cable while it was down (a scheduled link failure)
   count_              // number of reasons; keep last
 };
 const char* drop_reason_name(DropReason r);  // snake_case name used in outputs

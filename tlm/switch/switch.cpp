@@ -124,6 +124,10 @@ Switch::Switch(sc_module_name name, const SwitchConfig& cfg, const RouteLookup& 
     }
   }
   m_port_bytes.assign(n, 0);
+  m_port_members.resize(n);
+  for (size_t g = 0; g < cfg.groups.size(); ++g)
+    for (size_t m = 0; m < cfg.groups[g].size(); ++m)
+      m_port_members.at(cfg.groups[g][m]).emplace_back(static_cast<uint32_t>(g), static_cast<uint32_t>(m));
   m_pending.reserve(256);
   m_edge.reserve(std::max<size_t>(n, 16));
   m_wakes.reserve(256);
@@ -136,7 +140,33 @@ Switch::Switch(sc_module_name name, const SwitchConfig& cfg, const RouteLookup& 
   m_wake_ev.bind<&Switch::on_egress_wake>(this);
   m_refresh_ev.bind<&Switch::on_refresh>(this);
   m_wd_ev.bind<&Switch::on_watchdog>(this);
+  m_port_ev.bind<&Switch::on_port_change>(this);
   if (cfg.pfc.enabled && cfg.pfc.watchdog) m_wd_ev.after(cfg.pfc.wd_poll_ps);
+}
+
+void Switch::set_port_up_at(uint32_t port, uint64_t t_ps, bool up) {
+  if (port >= ports.size()) throw std::invalid_argument(std::string(name()) + ": no port " + std::to_string(port));
+  if (t_ps < core::now_ps()) throw std::invalid_argument(std::string(name()) + ": a port state change in the past");
+  m_port_changes.push_back(PortChange{t_ps, port, up});
+  std::push_heap(m_port_changes.begin(), m_port_changes.end(), std::greater<PortChange>());
+  m_port_ev.at(m_port_changes.front().t_ps);
+}
+
+void Switch::on_port_change() {
+  m_ledger.count_event();
+  const uint64_t now = core::now_ps();
+  while (!m_port_changes.empty() && m_port_changes.front().t_ps <= now) {
+    std::pop_heap(m_port_changes.begin(), m_port_changes.end(), std::greater<PortChange>());
+    const PortChange c = m_port_changes.back();
+    m_port_changes.pop_back();
+    for (const auto& [g, m] : m_port_members[c.port]) {
+      if (m_ecmp.member_up(g, m) == c.up) continue;
+      m_ecmp.set_member_up(g, m, c.up);
+      ++m_member_changes;
+    }
+    for (const DlbMember& d : m_port_dlb[c.port]) m_dlb[d.block].set_up(d.member, c.up);
+  }
+  if (!m_port_changes.empty()) m_port_ev.at(m_port_changes.front().t_ps);
 }
 
 void Switch::set_event_log(std::vector<pfc::Event>* log) {

@@ -200,6 +200,14 @@ class Switch : public sc_core::sc_module, public link::TxReady {
   const ecmp::Unit& ecmp() const { return m_ecmp; }
   // Dynamic load balancing counters summed over the switch's groups (zero when off).
   ecmp::FlowletGroup::Stats dlb_stats() const;
+  // A port's link failed (up = false) or came back, as the control plane
+  // learns it, at t_ps (now or later; the caller adds its detection delay):
+  // every ECMP group with the port as a member drops it or takes it back
+  // (the hash unit rehashes over the members up, a bucket table moves only
+  // that member's buckets, load balancing leaves it at once). Frames already
+  // queued on the port still go out onto its cable.
+  void set_port_up_at(uint32_t port, uint64_t t_ps, bool up);
+  uint64_t member_changes() const { return m_member_changes; }
   // The queue manager every buffer, admission, PFC-state and ECN decision
   // goes through (tlm/qm), and the C++ model's counters.
   const qm::QueueManagerIf& queue_manager() const { return *m_qm; }
@@ -331,6 +339,19 @@ class Switch : public sc_core::sc_module, public link::TxReady {
   std::vector<uint32_t> m_dlb_of;
   std::vector<std::vector<DlbMember>> m_port_dlb;
   std::vector<uint64_t> m_port_bytes;
+  // Link state changes due (time, port, up), a min-heap, and per port the
+  // (group, member) pairs it is in every group.
+  struct PortChange {
+    uint64_t t_ps;
+    uint32_t port;
+    bool up;
+    bool operator>(const PortChange& o) const { return t_ps > o.t_ps; }
+  };
+  std::vector<PortChange> m_port_changes;
+  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> m_port_members;
+  core::Timer m_port_ev;
+  uint64_t m_member_changes = 0;
+  void on_port_change();
   void dlb_release(const packet::Packet& p);        // its packet left the queue (sent or dropped)
   void dlb_queue_changed(uint32_t port);             // the port's queued bytes changed
   qm::QueueManager m_qm_model;
