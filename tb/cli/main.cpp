@@ -60,6 +60,8 @@ const char* kRunHelp =
     "  pfc.csv               every XOFF/XON, pause start/end and watchdog event\n"
     "  flows.hpcc.txt        the flows in HPCC's flow-file format\n"
     "  queues.csv            switch queue time series (with switches and stats.interval)\n"
+    "  ports.csv             per-port utilization and bytes per interval, hosts and switches (stats.interval)\n"
+    "  classes.csv           throughput per traffic class (flow tag) per interval (stats.interval)\n"
     "  flow_series.csv       per-flow throughput time series (stats.flow_series)\n"
     "  cc.csv                DCQCN rate/target/alpha changes (hosts.cc: dcqcn)\n"
     "  pcap/NODE-pPORT-{rx,tx}.pcap  captures asked for with --pcap\n"

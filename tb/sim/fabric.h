@@ -17,6 +17,7 @@
 #include "link/pcap.h"
 #include "packet/packet.h"
 #include "sim/invariants.h"
+#include "sim/output_file.h"
 #include "sim/scenario.h"
 #include "switch/switch.h"
 #include "topology/route_table.h"
@@ -29,6 +30,7 @@ namespace rocesim::sim {
 
 // A capture request: --pcap NODE:PORT.
 class EventCsvStream;  // sim/outputs.h
+class Sampler;         // sim/sampler.h
 
 struct PcapRequest {
   std::string arg;   // as given, for messages
@@ -40,10 +42,6 @@ struct PcapRequest {
 // Parses "NODE:PORT"; false with a reason on bad syntax.
 bool parse_pcap_request(const std::string& arg, PcapRequest& out, std::string& why);
 
-// An output that could not be written: its path and why.
-struct OutputFailure {
-  std::string file, error;
-};
 
 // What may end a run before its end: both are polled between slices of
 // simulated time (each slice a few ms of wall time), never inside an event.
@@ -89,7 +87,8 @@ class Fabric : public sc_core::sc_module, public host::FlowListener {
   // --record-ops FILE: every switch's queue-manager operations (qm/ops_file.h)
   // into FILE.partial, renamed by close_streams(); false with a reason on I/O failure.
   bool open_op_record(const std::string& path, std::string& why);
-  // Opens DIR/queues.csv(.partial) for the queue time series (when there are switches).
+  // Opens the time series (queues.csv with switches, flow_series.csv,
+  // ports.csv, classes.csv: sim/sampler.h) into DIR, with stats.interval.
   bool open_time_series(const std::string& dir, std::string& why);
   // Streams pfc.csv (and cc.csv with has_cc_log()) into DIR during run():
   // after each slice the rows before its end are written and leave memory
@@ -142,6 +141,7 @@ class Fabric : public sc_core::sc_module, public host::FlowListener {
   const Scenario& scenario() const { return m_s; }
   const std::vector<host::FlowRecord>& flows() const { return m_flows; }
   const link::Ledger& ledger() const { return m_ledger; }
+  const Sampler& sampler() const { return *m_sampler; }
   const std::vector<std::unique_ptr<host::Host>>& hosts() const { return m_hosts; }
   const std::vector<std::unique_ptr<sw::Switch>>& switches() const { return m_switches; }
   const std::vector<std::unique_ptr<link::Link>>& links() const { return m_links; }
@@ -153,8 +153,6 @@ class Fabric : public sc_core::sc_module, public host::FlowListener {
  private:
   link::Mac* find_mac(const std::string& node, uint32_t port, std::string& why) const;
   size_t frames_held() const;
-  void on_sample();
-  void sample_queues();
 
   Scenario m_s;
   packet::PacketPool m_pool;
@@ -168,18 +166,9 @@ class Fabric : public sc_core::sc_module, public host::FlowListener {
   std::vector<uint64_t> m_flow_base_ps;   // per flow: unloaded one-packet path latency
   std::vector<uint64_t> m_flow_bottleneck;  // per flow: lowest rate on its path
   std::vector<std::unique_ptr<link::PcapWriter>> m_pcaps;
-  std::FILE* m_series = nullptr;
   std::FILE* m_ops = nullptr;        // --record-ops
   std::string m_ops_path;
-  std::string m_series_path;
-  std::FILE* m_flow_series = nullptr;
-  std::string m_flow_series_path;
-  int m_series_errno = 0, m_flow_series_errno = 0;  // first write error of each stream
-  std::vector<uint64_t> m_last_flow_bytes;
-  std::vector<size_t> m_queue_base;       // per switch: index of its port 0, queue 0 in the two below
-  std::vector<uint64_t> m_last_deq;       // per switch queue: dequeued bytes at the last sample
-  std::vector<ecn::Counters> m_last_ecn;  // per switch queue: ECN counters at the last sample
-  core::Timer m_sample_ev;
+  std::unique_ptr<Sampler> m_sampler;  // the time series
   std::vector<pfc::Event> m_events;
   std::vector<host::CcSample> m_cc;
   std::unique_ptr<EventCsvStream> m_pfc_stream, m_cc_stream;  // open_event_logs()
