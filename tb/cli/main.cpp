@@ -22,8 +22,10 @@
 #include "core/units.h"
 #include "sim/budget.h"
 #include "sim/capture.h"
+#include "sim/digest.h"
 #include "sim/fabric.h"
 #include "sim/outputs.h"
+#include "sim/sampler.h"
 #include "sim/scenario.h"
 #include "wave/tracer.h"
 
@@ -79,7 +81,8 @@ const char* kRunHelp =
     "  --pcap NODE:*         capture every port of a node, e.g. --pcap leaf0:*\n"
     "  --pcap-snaplen N      keep the first N bytes (1..65535) of each captured frame, or 'headers'\n"
     "                        for the headers only (no payload)\n"
-    "  --quiet               print nothing but errors\n"
+    "  --quiet               print nothing but errors (no summary table)\n"
+    "  --json                print summary.json on stdout instead of the summary table\n"
     "  --record-ops FILE     write every queue-manager operation and its result to FILE (replay: qm_replay FILE)\n"
     "  --queue-impl MODE     the queue manager that decides: tlm (default, the C++ model), rtl (the\n"
     "                        Verilated RTL) or lockstep (both, compared) (= --set switch.queue_impl=MODE)\n"
@@ -118,6 +121,7 @@ struct Args {
   std::vector<std::string> sets, pcaps;
   uint32_t snaplen = sim::kSnapFull;  // --pcap-snaplen
   bool quiet = false, help = false, force = false;
+  bool json = false;  // --json: summary.json on stdout instead of the table
   double max_wall_s = 0;
   std::string max_wall;  // as given
   bool check_invariants = false;
@@ -285,6 +289,8 @@ int parse_args(int argc, char** argv, Args& a) {
       a.check_invariants = true;
     } else if (arg == "--quiet" || arg == "-q") {
       a.quiet = true;
+    } else if (a.cmd == "run" && arg == "--json") {
+      a.json = true;
     } else if (!arg.empty() && arg[0] == '-') {
       return usage_error("unknown option '" + arg + "'", help);
     } else if (a.config.empty()) {
@@ -595,7 +601,8 @@ int run_main(int argc, char** argv) {
   write("flows.hpcc.txt", fabric.hpcc_flow_file());
   for (const sim::OutputFailure& f : failed) status.missing.push_back({relative_to(a.out, f.file), f.error});
   std::string err;
-  const bool summary_ok = sim::write_file_atomic(a.out + "/summary.json", sim::summary_json(fabric, res, status), err);
+  const std::string summary = sim::summary_json(fabric, res, status);
+  const bool summary_ok = sim::write_file_atomic(a.out + "/summary.json", summary, err);
   if (!summary_ok) {
     // Without summary.json, a plain failure record (written in place: it is
     // small, and all there is to say).
@@ -617,27 +624,22 @@ int run_main(int argc, char** argv) {
     return kFail;
   }
 
-  if (!a.quiet) {
-    size_t done = 0;
-    for (const auto& f : fabric.flows()) done += f.done();
-    std::cout << "rocesim: scenario '" << scen.name << "' seed " << scen.seed << ": simulated "
-              << sim::ps_to_ns_text(res.sim_time_ps) << " ns in " << res.wall_time_s << " s wall\n"
-              << "  packets: sent " << res.sent << ", delivered " << res.delivered << ", dropped " << res.dropped
-              << ", in flight " << res.in_flight << "\n"
-              << "  flows completed: " << done << "/" << fabric.flows().size() << ", link hops: " << res.link_hops
-              << " (" << (res.wall_time_s > 0 ? static_cast<double>(res.link_hops) / res.wall_time_s / 1e6 : 0.0)
-              << " M per wall-second)"
-              << (res.deadlock ? ", DEADLOCK: no delivery since " + sim::ps_to_ns_text(res.last_delivery_ps) + " ns" : "")
-              << "\n"
-              << "  outputs: " << a.out << "/summary.json, " << a.out << "/flows.csv, " << a.out
-              << "/config.resolved.yaml, " << a.out << "/pfc.csv, " << a.out << "/flows.hpcc.txt";
-    if (!fabric.switches().empty() && scen.stats.interval_ps) std::cout << ", " << a.out << "/queues.csv";
-    if (scen.stats.flow_series && scen.stats.interval_ps) std::cout << ", " << a.out << "/flow_series.csv";
-    if (fabric.has_cc_log()) std::cout << ", " << a.out << "/cc.csv";
-    if (!pcaps.empty()) std::cout << ", " << a.out << "/pcap/";
-    if (tracer) std::cout << ", " << a.trace << " (" << tracer->signals() << " signals, "
-                          << tracer->recorder().written() << " values), " << wave::gtkw_path(a.trace);
-    std::cout << "\n";
+  if (a.json && !a.quiet) {
+    std::cout << summary;
+  } else if (!a.quiet) {
+    // The end-of-run table (sim/digest.h), then where the outputs are.
+    std::vector<std::string> files{"summary.json", "flows.csv", "config.resolved.yaml", "pfc.csv", "flows.hpcc.txt"};
+    const sim::Sampler& sampler = fabric.sampler();
+    if (sampler.has_queues()) files.push_back("queues.csv");
+    if (sampler.has_ports()) files.push_back("ports.csv");
+    if (sampler.has_classes()) files.push_back("classes.csv");
+    if (sampler.has_flow_series()) files.push_back("flow_series.csv");
+    if (fabric.has_cc_log()) files.push_back("cc.csv");
+    if (!pcaps.empty()) files.push_back("pcap/");
+    std::cout << sim::summary_table(sim::digest(fabric, res), fabric, res, a.out, files);
+    if (tracer)
+      std::cout << "waveforms: " << a.trace << " (" << tracer->signals() << " signals, " << tracer->recorder().written()
+                << " values), " << wave::gtkw_path(a.trace) << "\n";
   }
   if (!status.reason.empty()) std::cerr << "rocesim: " << status.reason << " at " << sim::ps_to_ns_text(res.sim_time_ps)
                                         << " ns simulated: outputs so far in " << a.out << " (\"complete\": false)\n";
@@ -652,7 +654,7 @@ int run_main(int argc, char** argv) {
     mismatch_window(a, sw->basename(), m.t_ps);
     return kFail;
   }
-  if (inv && !a.quiet) std::cout << "  invariants: all held at " << inv->checks() << " checks\n";
+  if (inv && !a.quiet && !a.json) std::cout << "  invariants: all held at " << inv->checks() << " checks\n";
   if (!res.conserved) {
     std::cerr << "rocesim: packet conservation violated: sent " << res.sent << " != delivered " << res.delivered
               << " + dropped " << res.dropped << " + in flight " << res.in_flight << " (pool holds "

@@ -107,6 +107,22 @@ void Fabric::on_flow_done(host::FlowRecord& f) {
   if (--m_flows_left == 0 && m_s.sim.stop_when_done) sc_stop();
 }
 
+void Fabric::note_first_xoff() const {
+  // Rows of equal time keep their log order (as pfc.csv lists them): the first wins.
+  for (const pfc::Event& e : m_events)
+    if (e.t_ps < m_first_xoff.t_ps && std::strcmp(e.what, "xoff") == 0) {
+      m_first_xoff.t_ps = e.t_ps;
+      m_first_xoff.node = e.node;
+      m_first_xoff.port = e.port;
+      m_first_xoff.prio = e.prio;
+    }
+}
+
+const Fabric::FirstXoff& Fabric::first_xoff() const {
+  note_first_xoff();  // the rows not yet flushed
+  return m_first_xoff;
+}
+
 size_t Fabric::frames_held() const {
   size_t n = 0;
   for (const auto& h : m_hosts) n += h->frames_held();
@@ -151,6 +167,7 @@ RunResult Fabric::run(const RunControl& ctl) {
       // The calendar runs ahead of the kernel within the slice (core/calendar.h).
       calendar.set_run_ahead(now + d);
       sc_start(core::ps(d));
+      note_first_xoff();
       if (m_pfc_stream) m_pfc_stream->flush(m_events, core::now_ps());  // every row before now is in
       if (m_cc_stream) m_cc_stream->flush(m_cc, core::now_ps());
       if (m_inv && core::now_ps() % kInvariantSlicePs == 0 && !m_inv->check(false)) break;

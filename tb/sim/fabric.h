@@ -119,6 +119,15 @@ class Fabric : public sc_core::sc_module, public host::FlowListener {
   std::string hpcc_flow_file() const;
   bool has_cc_log() const { return m_s.hosts.rc && m_s.hosts.dcqcn && m_s.hosts.cc_log; }
   const std::vector<pfc::Event>& pfc_events() const { return m_events; }
+  // The run's first XOFF (switch PG or NIC receive buffer), kept as pfc.csv
+  // streams the log out of memory; t_ps UINT64_MAX when there was none.
+  struct FirstXoff {
+    uint64_t t_ps = UINT64_MAX;
+    std::string node;
+    uint32_t port = 0;
+    uint32_t prio = 0;
+  };
+  const FirstXoff& first_xoff() const;
 
   // switch.queue_impl rtl or lockstep: the clock edges every switch's RTL
   // has run (its configuration and free-list build included); 0 otherwise.
@@ -172,6 +181,8 @@ class Fabric : public sc_core::sc_module, public host::FlowListener {
   std::vector<pfc::Event> m_events;
   std::vector<host::CcSample> m_cc;
   std::unique_ptr<EventCsvStream> m_pfc_stream, m_cc_stream;  // open_event_logs()
+  mutable FirstXoff m_first_xoff;
+  void note_first_xoff() const;  // from the rows of m_events (before they are flushed)
   std::vector<uint32_t> m_waiting;                 // per flow: dependencies not yet complete
   std::vector<std::vector<uint32_t>> m_dependents; // per flow: flows waiting for it
   size_t m_flows_left = 0;

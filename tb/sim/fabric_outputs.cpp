@@ -138,6 +138,7 @@ bool Fabric::close_streams(std::vector<OutputFailure>& failed) {
   m_sampler->close_flow_series(failed);
   close_stream(m_ops, m_ops_path, 0, failed);
   m_sampler->close(failed);
+  note_first_xoff();  // before the rows leave memory
   if (m_pfc_stream) m_pfc_stream->close(m_events, failed);
   if (m_cc_stream) m_cc_stream->close(m_cc, failed);
   return failed.size() == before;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/time.h"
+#include "sim/digest.h"
 
 namespace rocesim::sim {
 
@@ -342,6 +343,9 @@ void port_json(std::ostringstream& o, bool& first, const std::string& node, cons
 
 }  // namespace
 
+std::string json_quote(const std::string& s) { return json_str(s); }
+std::string json_num(double v) { return num(v); }
+
 std::string summary_json(Fabric& f, const RunResult& r, const RunStatus& st) {
   const Scenario& s = f.scenario();
   const link::Ledger& L = f.ledger();
@@ -562,6 +566,8 @@ std::string summary_json(Fabric& f, const RunResult& r, const RunStatus& st) {
       }
   o << "  \"ecn\": {\"seen\": " << eseen << ", \"marked\": " << emarked << ", \"would_mark\": " << ewould << "},\n";
   o << "  \"buffer\": {\"peak_cells\": " << peak_cells << ", \"peak_bytes\": " << peak_bytes << "},\n";
+  // The figures of the end-of-run table (sim/digest.h).
+  o << digest_json(digest(f, r));
   o << "  \"switches\": [";
   first = true;
   const long double sim = r.sim_time_ps ? static_cast<long double>(r.sim_time_ps) : 1.0L;
