@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
@@ -81,7 +82,7 @@ const char* kRunHelp =
     "  --pcap NODE:*         capture every port of a node, e.g. --pcap leaf0:*\n"
     "  --pcap-snaplen N      keep the first N bytes (1..65535) of each captured frame, or 'headers'\n"
     "                        for the headers only (no payload)\n"
-    "  --quiet               print nothing but errors (no summary table)\n"
+    "  --quiet               print nothing but errors (no summary table, no progress line)\n"
     "  --json                print summary.json on stdout instead of the summary table\n"
     "  --record-ops FILE     write every queue-manager operation and its result to FILE (replay: qm_replay FILE)\n"
     "  --queue-impl MODE     the queue manager that decides: tlm (default, the C++ model), rtl (the\n"
@@ -103,6 +104,7 @@ const char* kRunHelp =
     "\n"
     "Bad input is reported as FILE:LINE:COL: key 'PATH': reason and exits 2 before any output is written.\n"
     "So is a run whose estimated memory or output exceeds sim.max_memory or sim.max_output.\n"
+    "On a terminal, a run that takes more than 2 s shows a progress line on stderr.\n"
     "SIGINT or SIGTERM stops at the next slice of simulated time and writes the outputs gathered so far\n"
     "(summary.json \"complete\": false); exit 130/143. A second signal ends the process at once.\n";
 
@@ -386,6 +388,38 @@ void mismatch_window(const Args& a, const std::string& sw, uint64_t t_ps) {
             << "/wave.rtl." << sw << ".fst " << dir << "/wave.rtl." << sw << ".gtkw\n";
 }
 
+// The progress line of a run on a terminal: simulated time and its share of
+// sim.duration, flows done, events per wall-second, and an ETA from the
+// larger of the two shares (with stop_when_done the flows may end the run
+// first). Rewritten in place with a carriage return; cleared at the end.
+struct ProgressLine {
+  bool shown = false;
+  uint64_t last_events = 0;
+  double last_wall = 0;
+  void show(const sim::Progress& p) {
+    const double share_t = p.end_ps ? static_cast<double>(p.sim_ps) / static_cast<double>(p.end_ps) : 0.0;
+    const double share_f = p.flows ? static_cast<double>(p.flows_done) / static_cast<double>(p.flows) : 0.0;
+    const double share = std::max(share_t, share_f);
+    const double dt = p.wall_s - last_wall;
+    const double rate = dt > 0 ? static_cast<double>(p.events - last_events) / dt : 0.0;
+    last_events = p.events;
+    last_wall = p.wall_s;
+    char eta[32] = "?";
+    if (share > 0) std::snprintf(eta, sizeof eta, "%.0f s", p.wall_s * (1 - share) / share);
+    std::fprintf(stderr, "\rrocesim: %.3f of %.3f ms simulated (%.0f %%), %zu/%zu flows done, %.2f M events/s, ETA %s\033[K",
+                 static_cast<double>(p.sim_ps) / 1e9, static_cast<double>(p.end_ps) / 1e9, 100 * share_t, p.flows_done,
+                 p.flows, rate / 1e6, eta);
+    std::fflush(stderr);
+    shown = true;
+  }
+  void clear() {
+    if (!shown) return;
+    std::fputs("\r\033[K", stderr);
+    std::fflush(stderr);
+    shown = false;
+  }
+};
+
 // The fast exit: once every output is written, sc_main ends the process
 // with std::_Exit (after flushing stdio and the iostreams) instead of
 // destroying the model, whose SystemC objects, sockets and per-switch state
@@ -571,7 +605,12 @@ int run_main(int argc, char** argv) {
   sim::RunControl ctl;
   ctl.signal = &g_stop_signal;
   ctl.max_wall_s = a.max_wall_s;
+  // Progress on stderr, only for a person watching: a terminal, not --quiet,
+  // and only once the run has taken 2 s (RunControl), updated in place.
+  ProgressLine progress;
+  if (!a.quiet && isatty(STDERR_FILENO)) ctl.progress = [&progress](const sim::Progress& p) { progress.show(p); };
   const sim::RunResult res = fabric.run(ctl);
+  progress.clear();
 
   // 5. Every output is attempted, each to NAME.partial and renamed; summary.json
   // last, listing what could not be written.

@@ -45,9 +45,22 @@ bool parse_pcap_request(const std::string& arg, PcapRequest& out, std::string& w
 
 // What may end a run before its end: both are polled between slices of
 // simulated time (each slice a few ms of wall time), never inside an event.
+// Where a run is, for a progress display (tb/cli: a line on a terminal).
+struct Progress {
+  uint64_t sim_ps = 0, end_ps = 0;   // simulated time now, and sim.duration
+  size_t flows_done = 0, flows = 0;
+  uint64_t events = 0;               // summary.json's events so far
+  double wall_s = 0;                 // wall-clock time since run() began
+};
+
 struct RunControl {
   const volatile std::sig_atomic_t* signal = nullptr;  // set non-zero (the signal number) to stop
   double max_wall_s = 0;                                // wall-clock limit of the simulation; 0: none
+  // Called between slices (never inside an event: no wake-up of its own),
+  // once the run has taken progress_after_s of wall time, then at most every
+  // progress_every_s; null: none.
+  std::function<void(const Progress&)> progress;
+  double progress_after_s = 2.0, progress_every_s = 0.5;
 };
 
 struct RunResult {
