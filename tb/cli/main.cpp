@@ -45,7 +45,7 @@ const char* kMainHelp =
     "usage: rocesim run CONFIG.yaml --out DIR [--force] [--seed N] [--set key.path=value ...] [--pcap NODE:PORT ...]\n"
     "                   [--fail-on COND,...] [--record-ops FILE] [--trace FILE.fst|FILE.vcd [--trace-from T] [--trace-to T]\n"
     "                   [--trace-select NODE[:PORT][,...]]]\n"
-    "       rocesim validate CONFIG.yaml [--set key.path=value ...]\n"
+    "       rocesim validate CONFIG.yaml [--seed N] [--set key.path=value ...] [--pcap NODE:PORT ...]\n"
     "       rocesim keys [SECTION]   (the key reference of docs/config.md, from the key tables)\n"
     "       rocesim --help | --version\n"
     "\n"
@@ -55,6 +55,11 @@ const char* kMainHelp =
 
 const char* kRunHelp =
     "usage: rocesim run CONFIG.yaml --out DIR [options]\n"
+    "\n"
+    "Scenarios to start from are in configs/scenarios/ (default.yaml, what 'make run' runs, is the\n"
+    "seed article's 256-host leaf-spine; README.md's table says what each shows and how long it takes),\n"
+    "topologies in configs/topologies/. Docs: docs/user-guide.md (running), docs/config.md (every key;\n"
+    "also 'rocesim keys'), docs/outputs.md (every output file and column).\n"
     "\n"
     "Runs the scenario and writes into DIR:\n"
     "  config.resolved.yaml  the effective configuration (defaults and overrides applied)\n"
@@ -109,11 +114,13 @@ const char* kRunHelp =
     "(summary.json \"complete\": false); exit 130/143. A second signal ends the process at once.\n";
 
 const char* kValidateHelp =
-    "usage: rocesim validate CONFIG.yaml [--set key.path=value ...] [--pcap NODE:PORT ...] [--pcap-snaplen N]\n"
+    "usage: rocesim validate CONFIG.yaml [--seed N] [--set key.path=value ...] [--pcap NODE:PORT ...] [--pcap-snaplen N]\n"
     "\n"
     "Reads the configuration, applies overrides, checks every key and value and the topology,\n"
     "estimates the run's memory and output (checked against sim.max_memory and sim.max_output)\n"
     "and prints the effective configuration with the estimate. Builds no model and writes nothing.\n"
+    "--seed and --pcap are checked as 'run' checks them (the seed also draws generated traffic, so the\n"
+    "estimate is the run's); a capture is checked against the topology and counted in the output estimate.\n"
     "Exit 0 if valid, 2 if not.\n";
 
 struct Args {
@@ -236,7 +243,7 @@ int parse_args(int argc, char** argv, Args& a) {
       a.sets.push_back(arg.substr(6));
     } else if (a.cmd == "run" && arg == "--out") {
       if (!value(a.out)) return usage_error("--out needs a directory", help);
-    } else if (a.cmd == "run" && arg == "--seed") {
+    } else if (arg == "--seed") {
       std::string v;
       if (!value(v) || !parse_u64(v, a.seed) || a.seed > static_cast<uint64_t>(INT64_MAX))
         return usage_error("--seed needs a non-negative integer", help);
