@@ -189,12 +189,13 @@ Estimate estimate(const Scenario& s, const std::vector<CaptureSpec>& captures, u
     add(e.output, "ports.csv", std::min((samples + 1) * all_ports, packets * 2 * 8 * 2) * kPortRow,
         "min(" + num(samples + 1) + " samples x " + num(all_ports) + " ports, " + num(packets) + " packets x 32) x " +
             num(kPortRow) + " B");
-    // classes.csv: a row per traffic class (flow tag) and interval.
+    // classes.csv: a row per traffic class (flow tag) and interval in which
+    // its flows received data or one completed: at most a row per packet or flow.
     std::set<std::string> classes;
     for (const FlowSpec& f : s.flows) classes.insert(f.tag);
-    add(e.output, "classes.csv", (samples + 1) * static_cast<double>(classes.size()) * kClassRow,
-        num(samples + 1) + " samples x " + num(static_cast<double>(classes.size())) + " classes x " + num(kClassRow) +
-            " B");
+    add(e.output, "classes.csv", std::min((samples + 1) * static_cast<double>(classes.size()), packets + flows) * kClassRow,
+        "min(" + num(samples + 1) + " samples x " + num(static_cast<double>(classes.size())) + " classes, " +
+            num(packets + flows) + " packets and flows) x " + num(kClassRow) + " B");
   }
   {
     const uint32_t snap = snaplen == kSnapHeaders ? 96 : snaplen;  // headers: at most 96 B before the payload

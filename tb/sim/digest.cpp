@@ -298,8 +298,8 @@ std::string summary_table(const Digest& d, const Fabric& f, const RunResult& r, 
     line("hottest links", v.empty() ? (s.stats.interval_ps ? "none" : "n/a (stats.interval 0)") : v + "  (peak utilization)");
   }
   if (r.deadlock) line("DEADLOCK", "no delivery since " + ps_to_ns_text(r.last_delivery_ps) + " ns");
-  o << "outputs in " << dir << "/:";
-  for (const std::string& x : outputs) o << " " << x;
+  o << "outputs:";
+  for (size_t k = 0; k < outputs.size(); ++k) o << (k ? ", " : " ") << dir << "/" << outputs[k];
   o << "\n";
   return o.str();
 }

@@ -86,6 +86,7 @@ bool Sampler::open(const std::string& dir, std::string& why) {
   m_class_last.assign(m_flows.size(), 0);
   m_class_bytes.assign(m_class_names.size(), 0);
   m_class_done.assign(m_class_names.size(), 0);
+  m_class_done_shown.assign(m_class_names.size(), 0);
   m_ev.after(m_s.stats.interval_ps);
   return true;
 }
@@ -207,6 +208,10 @@ void Sampler::sample_classes(uint64_t now) {
   ns_text(t, sizeof t, now);
   ns_text(iv, sizeof iv, len);
   for (size_t c = 0; c < m_class_names.size(); ++c) {
+    // Only classes that received data or completed a flow in the interval:
+    // an idle class (or run) writes nothing.
+    if (!m_class_bytes[c] && m_class_done[c] == m_class_done_shown[c]) continue;
+    m_class_done_shown[c] = m_class_done[c];
     const double bps = len ? static_cast<double>(m_class_bytes[c]) * 8e12 / static_cast<double>(len) : 0.0;
     std::snprintf(line, sizeof line, "%s,", t);
     std::fputs(line, m_classes);

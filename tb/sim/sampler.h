@@ -112,6 +112,7 @@ class Sampler {
   std::vector<uint64_t> m_class_last;       // per flow: bytes received at the last sample (classes.csv)
   std::vector<uint64_t> m_class_bytes;      // per class: bytes received in this interval
   std::vector<uint64_t> m_class_done;       // per class: flows completed so far
+  std::vector<uint64_t> m_class_done_shown; // per class: flows_completed of its last row
 };
 
 }  // namespace rocesim::sim
