@@ -40,14 +40,14 @@ class Crash(unittest.TestCase):
             name: crash
             defaults: {seeds: [1, 2, 3, 4], timeout: 3s}
             scenarios:
-              - config: %s/default.yaml
+              - config: %s/two_hosts.yaml
                 criteria: [flows.completed >= 1]
             """ % C.SCENARIOS)
         out = os.path.join(d, "out")
         r = C.regress(suite, out, "--jobs", "2", binary=fake, timeout=120)
         self.assertEqual(r.returncode, 1, r.stderr)
         cases = C.junit_cases(os.path.join(out, "junit.xml"))
-        name = "default [base] seed=%d"
+        name = "two_hosts [base] seed=%d"
         self.assertEqual(sorted(cases), sorted(name % s for s in (1, 2, 3, 4)))
         kind, tc = cases[name % 2]
         self.assertEqual(kind, "error")
@@ -64,10 +64,10 @@ class Crash(unittest.TestCase):
         # The others ran to completion: their own summary.json says so (not the runner's word) and they pass.
         for s in (1, 4):
             self.assertEqual(cases[name % s][0], "pass")
-            with open(os.path.join(out, "runs", "default", "base", "s%d" % s, "out", "summary.json")) as f:
+            with open(os.path.join(out, "runs", "two_hosts", "base", "s%d" % s, "out", "summary.json")) as f:
                 self.assertIs(json.load(f)["complete"], True)
         # The hung run was killed, not waited for: the suite took far less than its 600 s sleep.
-        with open(os.path.join(out, "runs", "default", "base", "s3", "run.json")) as f:
+        with open(os.path.join(out, "runs", "two_hosts", "base", "s3", "run.json")) as f:
             rec = json.load(f)
         self.assertTrue(rec["timed_out"])
         self.assertLess(rec["wall_s"], 3 + 10 + 5)   # timeout + the SIGTERM grace + slack
@@ -90,7 +90,7 @@ class Crash(unittest.TestCase):
             name: allcrash
             defaults: {seeds: [1, 2], timeout: 30s}
             scenarios:
-              - config: %s/default.yaml
+              - config: %s/two_hosts.yaml
                 grid: {links.cable_m: [2, 20, 200]}
             """ % C.SCENARIOS)
         out = os.path.join(d, "out")
@@ -99,10 +99,10 @@ class Crash(unittest.TestCase):
         self.assertNotIn("Traceback", r.stderr)
         cases = C.junit_cases(os.path.join(out, "junit.xml"))
         runs = {n: k for n, (k, _) in cases.items() if "seed=" in n}
-        self.assertEqual(runs, {"default [links.cable_m=%s] seed=%d" % (m, s): "error"
+        self.assertEqual(runs, {"two_hosts [links.cable_m=%s] seed=%d" % (m, s): "error"
                                 for m in (2, 20, 200) for s in (1, 2)})
         self.assertTrue(os.path.exists(os.path.join(out, "report.html")))
-        self.assertFalse(os.path.exists(os.path.join(out, "plots", "default.png")))
+        self.assertFalse(os.path.exists(os.path.join(out, "plots", "two_hosts.png")))
 
 
 if __name__ == "__main__":

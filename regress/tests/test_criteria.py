@@ -25,7 +25,7 @@ class Criteria(unittest.TestCase):
             %s
             defaults: {seeds: [1, 2], timeout: 60s}
             scenarios:
-              - config: %s/default.yaml
+              - config: %s/two_hosts.yaml
                 criteria: %s
                 %s
             """ % ("baselines: base.json" if baseline else "", C.SCENARIOS, criteria, baseline))
@@ -43,23 +43,23 @@ class Criteria(unittest.TestCase):
         self.assertIn("fct.slowdown_p99 < 1", r.stderr)
         cases = C.junit_cases(os.path.join(out, "junit.xml"))
         for seed in (1, 2):
-            kind, tc = cases["default [base] seed=%d" % seed]
+            kind, tc = cases["two_hosts [base] seed=%d" % seed]
             self.assertEqual(kind, "failure")
             f = tc.find("failure")
             self.assertEqual(f.get("message"), "1 of 3 checks failed: fct.slowdown_p99 < 1")
             # The value reported is the run's p99 slowdown, recomputed here from its flows.csv.
-            with open(os.path.join(out, "runs", "default", "base", "s%d" % seed, "out", "flows.csv")) as fh:
+            with open(os.path.join(out, "runs", "two_hosts", "base", "s%d" % seed, "out", "flows.csv")) as fh:
                 slow = [float(x["slowdown"]) for x in csv.DictReader(fh) if x["completed"] == "1"]
             self.assertIn("FAILED fct.slowdown_p99 < 1: got %g" % nearest_rank(slow, 0.99), f.text)
             self.assertNotIn("slowdown_p99 >= 1", f.text)   # passing checks are not listed as failures
-        kind, _ = cases["default [base] over seeds 1, 2"]
+        kind, _ = cases["two_hosts [base] over seeds 1, 2"]
         self.assertEqual(kind, "pass")
         # Mending the criterion makes the suite pass with exit status 0, on the same (resumed) runs.
         suite = self.suite(d, '["fct.slowdown_p99 >= 1", "flows.completed == 2"]')
         r = C.regress(suite, out)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual({k: v[0] for k, v in C.junit_cases(os.path.join(out, "junit.xml")).items()},
-                         {"default [base] seed=1": "pass", "default [base] seed=2": "pass"})
+                         {"two_hosts [base] seed=1": "pass", "two_hosts [base] seed=2": "pass"})
 
     def test_baselines(self):
         d = C.tmpdir(self)
@@ -69,15 +69,15 @@ class Criteria(unittest.TestCase):
         # No baseline file yet: the grid point fails and says how to make one.
         r = C.regress(suite, out)
         self.assertEqual(r.returncode, 1, r.stderr)
-        kind, tc = C.junit_cases(os.path.join(out, "junit.xml"))["default [base] over seeds 1, 2"]
+        kind, tc = C.junit_cases(os.path.join(out, "junit.xml"))["two_hosts [base] over seeds 1, 2"]
         self.assertEqual(kind, "failure")
         self.assertIn("--update-baselines", tc.find("failure").text)
         r = C.regress(suite, out, "--update-baselines")
         self.assertEqual(r.returncode, 0, r.stderr)
         with open(os.path.join(d, "base.json")) as f:
-            base = json.load(f)["points"]["default/base"]
+            base = json.load(f)["points"]["two_hosts/base"]
         # The payload delivered is every byte of both flows: 16 x 64 KiB + 64 x 4 KiB (configs/scenarios/
-        # default.yaml), whatever the seed.
+        # two_hosts.yaml), whatever the seed.
         self.assertEqual(base["flows.payload_bytes_delivered"], 16 * 65536 + 64 * 4096)
         self.assertIn("csv.goodput_gbps", base)
         r = C.regress(suite, out)
@@ -85,12 +85,12 @@ class Criteria(unittest.TestCase):
         # A baseline 2 % above the measured goodput is outside the 1 % tolerance: the point fails, and the
         # failure names the metric; 0.5 % is inside.
         for factor, expect in ((1.02, 1), (1.005, 0)):
-            doc = {"points": {"default/base": dict(base, **{"csv.goodput_gbps": base["csv.goodput_gbps"] * factor})}}
+            doc = {"points": {"two_hosts/base": dict(base, **{"csv.goodput_gbps": base["csv.goodput_gbps"] * factor})}}
             with open(os.path.join(d, "base.json"), "w") as f:
                 json.dump(doc, f)
             r = C.regress(suite, out)
             self.assertEqual(r.returncode, expect, r.stderr)
-            kind, tc = C.junit_cases(os.path.join(out, "junit.xml"))["default [base] over seeds 1, 2"]
+            kind, tc = C.junit_cases(os.path.join(out, "junit.xml"))["two_hosts [base] over seeds 1, 2"]
             self.assertEqual(kind, "failure" if expect else "pass")
             if expect:
                 self.assertIn("median(csv.goodput_gbps)", tc.find("failure").get("message"))

@@ -32,10 +32,10 @@ class JUnitSchema(unittest.TestCase):
             name: junit
             defaults: {seeds: [1, 2, 3], timeout: 60s}
             scenarios:
-              - config: %s/default.yaml
+              - config: %s/two_hosts.yaml
                 name: broken
                 criteria: ["fct.slowdown_p99 < 1", "median(flows.completed) == 2"]
-              - config: %s/default.yaml
+              - config: %s/two_hosts.yaml
                 name: fine
                 seeds: [1]
                 criteria: ["flows.completed == 2"]

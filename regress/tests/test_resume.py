@@ -30,7 +30,7 @@ def complete_seeds(out):
     done = []
     for s in SEEDS:
         try:
-            with open(os.path.join(out, "runs", "default", "base", "s%d" % s, "out", "summary.json")) as f:
+            with open(os.path.join(out, "runs", "two_hosts", "base", "s%d" % s, "out", "summary.json")) as f:
                 if json.load(f)["complete"] is True:
                     done.append(s)
         except OSError:
@@ -47,7 +47,7 @@ class Resume(unittest.TestCase):
             name: resume
             defaults: {seeds: %s, timeout: 60s}
             scenarios:
-              - config: %s/default.yaml
+              - config: %s/two_hosts.yaml
                 criteria: [flows.completed >= 1]
             """ % (SEEDS, C.SCENARIOS))
         out = os.path.join(d, "out")
@@ -75,14 +75,14 @@ class Resume(unittest.TestCase):
         self.assertEqual(sorted(second), sorted(set(SEEDS) - set(done)))
         self.assertEqual(complete_seeds(out), SEEDS)
         cases = C.junit_cases(os.path.join(out, "junit.xml"))
-        self.assertEqual([cases["default [base] seed=%d" % s][0] for s in SEEDS], ["pass"] * len(SEEDS))
+        self.assertEqual([cases["two_hosts [base] seed=%d" % s][0] for s in SEEDS], ["pass"] * len(SEEDS))
         # A finished suite resumed again runs nothing.
         r = C.regress(suite, out, binary=fake)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(len(seeds_run(d)), len(first) + len(second))
         # A run whose summary.json says it did not complete (as an interrupted rocesim writes it) is redone,
         # and only it.
-        path = os.path.join(out, "runs", "default", "base", "s4", "out", "summary.json")
+        path = os.path.join(out, "runs", "two_hosts", "base", "s4", "out", "summary.json")
         with open(path) as f:
             doc = json.load(f)
         doc["complete"], doc["reason"] = False, "interrupted by SIGTERM"
@@ -109,7 +109,7 @@ class Resume(unittest.TestCase):
             name: stale
             defaults: {seeds: [1, 2], timeout: 60s}
             scenarios:
-              - config: %s/default.yaml
+              - config: %s/two_hosts.yaml
             """ % C.SCENARIOS)
         out = os.path.join(d, "out")
         r = C.regress(suite, out, "--bin", C.BIN)
@@ -123,8 +123,8 @@ class Resume(unittest.TestCase):
         r = C.regress(suite, out, binary=fake)
         self.assertEqual(r.returncode, 1, r.stderr)
         cases = C.junit_cases(os.path.join(out, "junit.xml"))
-        self.assertEqual(cases["default [base] seed=2"][0], "error")
-        self.assertIn("SIGKILL", cases["default [base] seed=2"][1].find("error").get("message"))
+        self.assertEqual(cases["two_hosts [base] seed=2"][0], "error")
+        self.assertIn("SIGKILL", cases["two_hosts [base] seed=2"][1].find("error").get("message"))
         # Resumed with the same binary: seed 2 runs again (only it), and now passes.
         os.remove(flag)
         before = len(seeds_run(d))

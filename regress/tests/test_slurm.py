@@ -130,7 +130,7 @@ class Slurm(unittest.TestCase):
             name: tiny
             defaults: {seeds: 2, timeout: 60s, args: [--check-invariants]}
             scenarios:
-              - config: %s/default.yaml
+              - config: %s/two_hosts.yaml
                 criteria: [flows.completed == 2]
               - config: %s/pfc_incast.yaml
                 set: {sim.duration: 200us}
@@ -176,7 +176,7 @@ class Slurm(unittest.TestCase):
             name: cancel
             defaults: {seeds: %s, timeout: 60s}
             scenarios:
-              - config: %s/default.yaml
+              - config: %s/two_hosts.yaml
             """ % (seeds, C.SCENARIOS))
         out = os.path.join(d, "cancel")
         env = dict(cluster.env, ROCESIM_BIN=C.BIN)

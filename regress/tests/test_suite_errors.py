@@ -21,7 +21,7 @@ defaults:
   seeds: 2
   timeout: 30s
 scenarios:
-  - config: %s/default.yaml
+  - config: %s/two_hosts.yaml
     set: {sim.duration: 1ms}
     grid:
       links.cable_m: [2, 20]
@@ -35,7 +35,7 @@ CASES = [
      "METRIC OP VALUE"),
     ("  seeds: 2", "  seeds: [1, x]", "[1, x]", "defaults.seeds", "list of seeds"),
     ("  timeout: 30s", "  timeout: soon", "soon", "defaults.timeout", "duration"),
-    ("/default.yaml", "/nonexistent.yaml", C.SCENARIOS + "/nonexistent.yaml", "scenarios[0].config",
+    ("/two_hosts.yaml", "/nonexistent.yaml", C.SCENARIOS + "/nonexistent.yaml", "scenarios[0].config",
      "no such file"),
     ("links.cable_m: [2, 20]", "links.cable_m: []", "[]", "scenarios[0].grid.links.cable_m", "non-empty"),
     ("name: bad", "nam: bad", "nam", "nam", "did you mean 'name'"),
@@ -64,11 +64,11 @@ ROUNDS = """\
 name: badrounds
 defaults: {seeds: 1, timeout: 30s}
 rounds:
-  - config: %s/default.yaml
+  - config: %s/two_hosts.yaml
     name: one
     grid: {links.cable_m: [2, 20]}
     pick: {require: ["max(packets.dropped) == 0"], rank: ["max median(flows.completed) within 2%%"]}
-  - config: %s/default.yaml
+  - config: %s/two_hosts.yaml
     name: two
     grid: {sim.duration: [1ms, 2ms]}
     pick: {rank: ["min median(fct.slowdown_p99)"]}

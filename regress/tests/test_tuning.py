@@ -56,13 +56,13 @@ class Tuning(unittest.TestCase):
             defaults: {seeds: 3, timeout: 30s, metrics: [score, cost, fit]}
             rounds:
               - name: r1
-                config: %s/default.yaml
+                config: %s/two_hosts.yaml
                 grid: {p.a: [1, 2, 3, 4]}
                 pick:
                   require: ["max(drops) == 0", "min(score) >= %g"]
                   rank: ["max median(score) within 40%%", "min median(cost)"]
               - name: r2
-                config: %s/default.yaml
+                config: %s/two_hosts.yaml
                 grid: {p.b: [1, 2, 3]}
                 pick:
                   rank: ["max median(fit)"]

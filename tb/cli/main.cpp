@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
@@ -22,8 +23,10 @@
 #include "core/units.h"
 #include "sim/budget.h"
 #include "sim/capture.h"
+#include "sim/digest.h"
 #include "sim/fabric.h"
 #include "sim/outputs.h"
+#include "sim/sampler.h"
 #include "sim/scenario.h"
 #include "wave/tracer.h"
 
@@ -42,7 +45,7 @@ const char* kMainHelp =
     "usage: rocesim run CONFIG.yaml --out DIR [--force] [--seed N] [--set key.path=value ...] [--pcap NODE:PORT ...]\n"
     "                   [--fail-on COND,...] [--record-ops FILE] [--trace FILE.fst|FILE.vcd [--trace-from T] [--trace-to T]\n"
     "                   [--trace-select NODE[:PORT][,...]]]\n"
-    "       rocesim validate CONFIG.yaml [--set key.path=value ...]\n"
+    "       rocesim validate CONFIG.yaml [--seed N] [--set key.path=value ...] [--pcap NODE:PORT ...]\n"
     "       rocesim keys [SECTION]   (the key reference of docs/config.md, from the key tables)\n"
     "       rocesim --help | --version\n"
     "\n"
@@ -53,6 +56,11 @@ const char* kMainHelp =
 const char* kRunHelp =
     "usage: rocesim run CONFIG.yaml --out DIR [options]\n"
     "\n"
+    "Scenarios to start from are in configs/scenarios/ (default.yaml, what 'make run' runs, is the\n"
+    "seed article's 256-host leaf-spine; README.md's table says what each shows and how long it takes),\n"
+    "topologies in configs/topologies/. Docs: docs/user-guide.md (running), docs/config.md (every key;\n"
+    "also 'rocesim keys'), docs/outputs.md (every output file and column).\n"
+    "\n"
     "Runs the scenario and writes into DIR:\n"
     "  config.resolved.yaml  the effective configuration (defaults and overrides applied)\n"
     "  summary.json          run totals (schema: docs/outputs.md)\n"
@@ -60,6 +68,8 @@ const char* kRunHelp =
     "  pfc.csv               every XOFF/XON, pause start/end and watchdog event\n"
     "  flows.hpcc.txt        the flows in HPCC's flow-file format\n"
     "  queues.csv            switch queue time series (with switches and stats.interval)\n"
+    "  ports.csv             per-port utilization and bytes per interval, hosts and switches (stats.interval)\n"
+    "  classes.csv           throughput per traffic class (flow tag) per interval (stats.interval)\n"
     "  flow_series.csv       per-flow throughput time series (stats.flow_series)\n"
     "  cc.csv                DCQCN rate/target/alpha changes (hosts.cc: dcqcn)\n"
     "  pcap/NODE-pPORT-{rx,tx}.pcap  captures asked for with --pcap\n"
@@ -77,7 +87,8 @@ const char* kRunHelp =
     "  --pcap NODE:*         capture every port of a node, e.g. --pcap leaf0:*\n"
     "  --pcap-snaplen N      keep the first N bytes (1..65535) of each captured frame, or 'headers'\n"
     "                        for the headers only (no payload)\n"
-    "  --quiet               print nothing but errors\n"
+    "  --quiet               print nothing but errors (no summary table, no progress line)\n"
+    "  --json                print summary.json on stdout instead of the summary table\n"
     "  --record-ops FILE     write every queue-manager operation and its result to FILE (replay: qm_replay FILE)\n"
     "  --queue-impl MODE     the queue manager that decides: tlm (default, the C++ model), rtl (the\n"
     "                        Verilated RTL) or lockstep (both, compared) (= --set switch.queue_impl=MODE)\n"
@@ -98,15 +109,18 @@ const char* kRunHelp =
     "\n"
     "Bad input is reported as FILE:LINE:COL: key 'PATH': reason and exits 2 before any output is written.\n"
     "So is a run whose estimated memory or output exceeds sim.max_memory or sim.max_output.\n"
+    "On a terminal, a run that takes more than 2 s shows a progress line on stderr.\n"
     "SIGINT or SIGTERM stops at the next slice of simulated time and writes the outputs gathered so far\n"
     "(summary.json \"complete\": false); exit 130/143. A second signal ends the process at once.\n";
 
 const char* kValidateHelp =
-    "usage: rocesim validate CONFIG.yaml [--set key.path=value ...] [--pcap NODE:PORT ...] [--pcap-snaplen N]\n"
+    "usage: rocesim validate CONFIG.yaml [--seed N] [--set key.path=value ...] [--pcap NODE:PORT ...] [--pcap-snaplen N]\n"
     "\n"
     "Reads the configuration, applies overrides, checks every key and value and the topology,\n"
     "estimates the run's memory and output (checked against sim.max_memory and sim.max_output)\n"
     "and prints the effective configuration with the estimate. Builds no model and writes nothing.\n"
+    "--seed and --pcap are checked as 'run' checks them (the seed also draws generated traffic, so the\n"
+    "estimate is the run's); a capture is checked against the topology and counted in the output estimate.\n"
     "Exit 0 if valid, 2 if not.\n";
 
 struct Args {
@@ -116,6 +130,7 @@ struct Args {
   std::vector<std::string> sets, pcaps;
   uint32_t snaplen = sim::kSnapFull;  // --pcap-snaplen
   bool quiet = false, help = false, force = false;
+  bool json = false;  // --json: summary.json on stdout instead of the table
   double max_wall_s = 0;
   std::string max_wall;  // as given
   bool check_invariants = false;
@@ -228,7 +243,7 @@ int parse_args(int argc, char** argv, Args& a) {
       a.sets.push_back(arg.substr(6));
     } else if (a.cmd == "run" && arg == "--out") {
       if (!value(a.out)) return usage_error("--out needs a directory", help);
-    } else if (a.cmd == "run" && arg == "--seed") {
+    } else if (arg == "--seed") {
       std::string v;
       if (!value(v) || !parse_u64(v, a.seed) || a.seed > static_cast<uint64_t>(INT64_MAX))
         return usage_error("--seed needs a non-negative integer", help);
@@ -283,6 +298,8 @@ int parse_args(int argc, char** argv, Args& a) {
       a.check_invariants = true;
     } else if (arg == "--quiet" || arg == "-q") {
       a.quiet = true;
+    } else if (a.cmd == "run" && arg == "--json") {
+      a.json = true;
     } else if (!arg.empty() && arg[0] == '-') {
       return usage_error("unknown option '" + arg + "'", help);
     } else if (a.config.empty()) {
@@ -377,6 +394,38 @@ void mismatch_window(const Args& a, const std::string& sw, uint64_t t_ps) {
   std::cerr << "rocesim: lockstep mismatch: gtkwave " << dir << "/wave.fst " << dir << "/wave.gtkw; gtkwave " << dir
             << "/wave.rtl." << sw << ".fst " << dir << "/wave.rtl." << sw << ".gtkw\n";
 }
+
+// The progress line of a run on a terminal: simulated time and its share of
+// sim.duration, flows done, events per wall-second, and an ETA from the
+// larger of the two shares (with stop_when_done the flows may end the run
+// first). Rewritten in place with a carriage return; cleared at the end.
+struct ProgressLine {
+  bool shown = false;
+  uint64_t last_events = 0;
+  double last_wall = 0;
+  void show(const sim::Progress& p) {
+    const double share_t = p.end_ps ? static_cast<double>(p.sim_ps) / static_cast<double>(p.end_ps) : 0.0;
+    const double share_f = p.flows ? static_cast<double>(p.flows_done) / static_cast<double>(p.flows) : 0.0;
+    const double share = std::max(share_t, share_f);
+    const double dt = p.wall_s - last_wall;
+    const double rate = dt > 0 ? static_cast<double>(p.events - last_events) / dt : 0.0;
+    last_events = p.events;
+    last_wall = p.wall_s;
+    char eta[32] = "?";
+    if (share > 0) std::snprintf(eta, sizeof eta, "%.0f s", p.wall_s * (1 - share) / share);
+    std::fprintf(stderr, "\rrocesim: %.3f of %.3f ms simulated (%.0f %%), %zu/%zu flows done, %.2f M events/s, ETA %s\033[K",
+                 static_cast<double>(p.sim_ps) / 1e9, static_cast<double>(p.end_ps) / 1e9, 100 * share_t, p.flows_done,
+                 p.flows, rate / 1e6, eta);
+    std::fflush(stderr);
+    shown = true;
+  }
+  void clear() {
+    if (!shown) return;
+    std::fputs("\r\033[K", stderr);
+    std::fflush(stderr);
+    shown = false;
+  }
+};
 
 // The fast exit: once every output is written, sc_main ends the process
 // with std::_Exit (after flushing stdio and the iostreams) instead of
@@ -563,7 +612,12 @@ int run_main(int argc, char** argv) {
   sim::RunControl ctl;
   ctl.signal = &g_stop_signal;
   ctl.max_wall_s = a.max_wall_s;
+  // Progress on stderr, only for a person watching: a terminal, not --quiet,
+  // and only once the run has taken 2 s (RunControl), updated in place.
+  ProgressLine progress;
+  if (!a.quiet && isatty(STDERR_FILENO)) ctl.progress = [&progress](const sim::Progress& p) { progress.show(p); };
   const sim::RunResult res = fabric.run(ctl);
+  progress.clear();
 
   // 5. Every output is attempted, each to NAME.partial and renamed; summary.json
   // last, listing what could not be written.
@@ -593,7 +647,8 @@ int run_main(int argc, char** argv) {
   write("flows.hpcc.txt", fabric.hpcc_flow_file());
   for (const sim::OutputFailure& f : failed) status.missing.push_back({relative_to(a.out, f.file), f.error});
   std::string err;
-  const bool summary_ok = sim::write_file_atomic(a.out + "/summary.json", sim::summary_json(fabric, res, status), err);
+  const std::string summary = sim::summary_json(fabric, res, status);
+  const bool summary_ok = sim::write_file_atomic(a.out + "/summary.json", summary, err);
   if (!summary_ok) {
     // Without summary.json, a plain failure record (written in place: it is
     // small, and all there is to say).
@@ -615,27 +670,22 @@ int run_main(int argc, char** argv) {
     return kFail;
   }
 
-  if (!a.quiet) {
-    size_t done = 0;
-    for (const auto& f : fabric.flows()) done += f.done();
-    std::cout << "rocesim: scenario '" << scen.name << "' seed " << scen.seed << ": simulated "
-              << sim::ps_to_ns_text(res.sim_time_ps) << " ns in " << res.wall_time_s << " s wall\n"
-              << "  packets: sent " << res.sent << ", delivered " << res.delivered << ", dropped " << res.dropped
-              << ", in flight " << res.in_flight << "\n"
-              << "  flows completed: " << done << "/" << fabric.flows().size() << ", link hops: " << res.link_hops
-              << " (" << (res.wall_time_s > 0 ? static_cast<double>(res.link_hops) / res.wall_time_s / 1e6 : 0.0)
-              << " M per wall-second)"
-              << (res.deadlock ? ", DEADLOCK: no delivery since " + sim::ps_to_ns_text(res.last_delivery_ps) + " ns" : "")
-              << "\n"
-              << "  outputs: " << a.out << "/summary.json, " << a.out << "/flows.csv, " << a.out
-              << "/config.resolved.yaml, " << a.out << "/pfc.csv, " << a.out << "/flows.hpcc.txt";
-    if (!fabric.switches().empty() && scen.stats.interval_ps) std::cout << ", " << a.out << "/queues.csv";
-    if (scen.stats.flow_series && scen.stats.interval_ps) std::cout << ", " << a.out << "/flow_series.csv";
-    if (fabric.has_cc_log()) std::cout << ", " << a.out << "/cc.csv";
-    if (!pcaps.empty()) std::cout << ", " << a.out << "/pcap/";
-    if (tracer) std::cout << ", " << a.trace << " (" << tracer->signals() << " signals, "
-                          << tracer->recorder().written() << " values), " << wave::gtkw_path(a.trace);
-    std::cout << "\n";
+  if (a.json && !a.quiet) {
+    std::cout << summary;
+  } else if (!a.quiet) {
+    // The end-of-run table (sim/digest.h), then where the outputs are.
+    std::vector<std::string> files{"summary.json", "flows.csv", "config.resolved.yaml", "pfc.csv", "flows.hpcc.txt"};
+    const sim::Sampler& sampler = fabric.sampler();
+    if (sampler.has_queues()) files.push_back("queues.csv");
+    if (sampler.has_ports()) files.push_back("ports.csv");
+    if (sampler.has_classes()) files.push_back("classes.csv");
+    if (sampler.has_flow_series()) files.push_back("flow_series.csv");
+    if (fabric.has_cc_log()) files.push_back("cc.csv");
+    if (!pcaps.empty()) files.push_back("pcap/");
+    std::cout << sim::summary_table(sim::digest(fabric, res), fabric, res, a.out, files);
+    if (tracer)
+      std::cout << "waveforms: " << a.trace << " (" << tracer->signals() << " signals, " << tracer->recorder().written()
+                << " values), " << wave::gtkw_path(a.trace) << "\n";
   }
   if (!status.reason.empty()) std::cerr << "rocesim: " << status.reason << " at " << sim::ps_to_ns_text(res.sim_time_ps)
                                         << " ns simulated: outputs so far in " << a.out << " (\"complete\": false)\n";
@@ -650,7 +700,7 @@ int run_main(int argc, char** argv) {
     mismatch_window(a, sw->basename(), m.t_ps);
     return kFail;
   }
-  if (inv && !a.quiet) std::cout << "  invariants: all held at " << inv->checks() << " checks\n";
+  if (inv && !a.quiet && !a.json) std::cout << "  invariants: all held at " << inv->checks() << " checks\n";
   if (!res.conserved) {
     std::cerr << "rocesim: packet conservation violated: sent " << res.sent << " != delivered " << res.delivered
               << " + dropped " << res.dropped << " + in flight " << res.in_flight << " (pool holds "

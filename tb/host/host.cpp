@@ -493,6 +493,7 @@ pk::Packet* Host::next_frame() {
     if (m_cfg.rc && !s.qp.established()) {
       // Connection setup: a REQ at the flow's start, repeated after a timeout.
       if (s.qp.req_due(now)) {
+        if (s.qp.req_sent_ps()) ++r.cm_retries;  // a REQ before this one went unanswered
         s.qp.req_sent(now);
         send_cm(pk::cm::kReq, r, s.peer_ip, s.peer_mac, true);
         time_qp(i);
@@ -665,6 +666,7 @@ void Host::on_cm(const pk::Meta& m) {
     if (it == m_send_by_flow.end()) return;
     SendState& s = m_send[it->second];
     if (!s.qp.on_rep()) return;  // a duplicate
+    s.rec->setup_done_ps = core::now_ps();
     send_cm(pk::cm::kRtu, *s.rec, s.peer_ip, s.peer_mac, true);
     mac.kick();
     return;

@@ -66,6 +66,11 @@ struct FlowRecord {
   uint64_t naks_received = 0;
   uint64_t cnps_received = 0, cnps_sent = 0;
   uint64_t acked_ps = UINT64_MAX;      // sender saw the last byte acknowledged
+  // RC connection setup (hosts.cm): CM REQs sent again after hosts.rto
+  // without a REP, and when the sender's REP arrived (the QP established;
+  // UINT64_MAX before, or without CM).
+  uint64_t cm_retries = 0;
+  uint64_t setup_done_ps = UINT64_MAX;
   uint64_t total_bytes() const { return message_bytes * messages; }
   bool done() const { return finish_ps != UINT64_MAX; }
 };

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <set>
+#include <string>
 
 #include "core/units.h"
 
@@ -33,7 +34,7 @@ constexpr double kPerFlow = 2048.0;               // flow record, both QPs, the 
 constexpr double kPacketDescriptor = 768.0;       // a packet::Packet in the pool
 constexpr double kPcapWriter = 72.0 * 1024;       // stdio buffer + one frame
 // Output rows (typical line lengths, rounded up).
-constexpr double kQueueRow = 96, kFlowSeriesRow = 64, kFlowRow = 256, kHpccRow = 48;
+constexpr double kQueueRow = 96, kFlowSeriesRow = 64, kFlowRow = 256, kHpccRow = 48, kPortRow = 80, kClassRow = 64;
 
 uint64_t sat(double v) {
   if (!(v > 0)) return 0;
@@ -179,6 +180,23 @@ Estimate estimate(const Scenario& s, const std::vector<CaptureSpec>& captures, u
     add(e.output, "flow_series.csv", std::min(samples * flows, packets) * kFlowSeriesRow,
         "min(" + num(samples) + " samples x " + num(flows) + " flows, " + num(packets) + " packets) x " +
             num(kFlowSeriesRow) + " B");
+  if (series) {
+    // ports.csv: a row per port and interval in which it sent or received,
+    // at most every port every interval, and at most two ports (the sender
+    // and the receiver of a hop) per frame hop: packets x 8 hops, doubled
+    // for ACKs, CNPs and pause frames. The last, partial interval has rows too.
+    const double all_ports = ports + hosts;
+    add(e.output, "ports.csv", std::min((samples + 1) * all_ports, packets * 2 * 8 * 2) * kPortRow,
+        "min(" + num(samples + 1) + " samples x " + num(all_ports) + " ports, " + num(packets) + " packets x 32) x " +
+            num(kPortRow) + " B");
+    // classes.csv: a row per traffic class (flow tag) and interval in which
+    // its flows received data or one completed: at most a row per packet or flow.
+    std::set<std::string> classes;
+    for (const FlowSpec& f : s.flows) classes.insert(f.tag);
+    add(e.output, "classes.csv", std::min((samples + 1) * static_cast<double>(classes.size()), packets + flows) * kClassRow,
+        "min(" + num(samples + 1) + " samples x " + num(static_cast<double>(classes.size())) + " classes, " +
+            num(packets + flows) + " packets and flows) x " + num(kClassRow) + " B");
+  }
   {
     const uint32_t snap = snaplen == kSnapHeaders ? 96 : snaplen;  // headers: at most 96 B before the payload
     const double r = pcap_ratio(snap);

@@ -17,6 +17,7 @@
 #include "link/pcap.h"
 #include "packet/packet.h"
 #include "sim/invariants.h"
+#include "sim/output_file.h"
 #include "sim/scenario.h"
 #include "switch/switch.h"
 #include "topology/route_table.h"
@@ -29,6 +30,7 @@ namespace rocesim::sim {
 
 // A capture request: --pcap NODE:PORT.
 class EventCsvStream;  // sim/outputs.h
+class Sampler;         // sim/sampler.h
 
 struct PcapRequest {
   std::string arg;   // as given, for messages
@@ -40,16 +42,25 @@ struct PcapRequest {
 // Parses "NODE:PORT"; false with a reason on bad syntax.
 bool parse_pcap_request(const std::string& arg, PcapRequest& out, std::string& why);
 
-// An output that could not be written: its path and why.
-struct OutputFailure {
-  std::string file, error;
-};
 
 // What may end a run before its end: both are polled between slices of
 // simulated time (each slice a few ms of wall time), never inside an event.
+// Where a run is, for a progress display (tb/cli: a line on a terminal).
+struct Progress {
+  uint64_t sim_ps = 0, end_ps = 0;   // simulated time now, and sim.duration
+  size_t flows_done = 0, flows = 0;
+  uint64_t events = 0;               // summary.json's events so far
+  double wall_s = 0;                 // wall-clock time since run() began
+};
+
 struct RunControl {
   const volatile std::sig_atomic_t* signal = nullptr;  // set non-zero (the signal number) to stop
   double max_wall_s = 0;                                // wall-clock limit of the simulation; 0: none
+  // Called between slices (never inside an event: no wake-up of its own),
+  // once the run has taken progress_after_s of wall time, then at most every
+  // progress_every_s; null: none.
+  std::function<void(const Progress&)> progress;
+  double progress_after_s = 2.0, progress_every_s = 0.5;
 };
 
 struct RunResult {
@@ -89,7 +100,8 @@ class Fabric : public sc_core::sc_module, public host::FlowListener {
   // --record-ops FILE: every switch's queue-manager operations (qm/ops_file.h)
   // into FILE.partial, renamed by close_streams(); false with a reason on I/O failure.
   bool open_op_record(const std::string& path, std::string& why);
-  // Opens DIR/queues.csv(.partial) for the queue time series (when there are switches).
+  // Opens the time series (queues.csv with switches, flow_series.csv,
+  // ports.csv, classes.csv: sim/sampler.h) into DIR, with stats.interval.
   bool open_time_series(const std::string& dir, std::string& why);
   // Streams pfc.csv (and cc.csv with has_cc_log()) into DIR during run():
   // after each slice the rows before its end are written and leave memory
@@ -120,6 +132,15 @@ class Fabric : public sc_core::sc_module, public host::FlowListener {
   std::string hpcc_flow_file() const;
   bool has_cc_log() const { return m_s.hosts.rc && m_s.hosts.dcqcn && m_s.hosts.cc_log; }
   const std::vector<pfc::Event>& pfc_events() const { return m_events; }
+  // The run's first XOFF (switch PG or NIC receive buffer), kept as pfc.csv
+  // streams the log out of memory; t_ps UINT64_MAX when there was none.
+  struct FirstXoff {
+    uint64_t t_ps = UINT64_MAX;
+    std::string node;
+    uint32_t port = 0;
+    uint32_t prio = 0;
+  };
+  const FirstXoff& first_xoff() const;
 
   // switch.queue_impl rtl or lockstep: the clock edges every switch's RTL
   // has run (its configuration and free-list build included); 0 otherwise.
@@ -142,6 +163,7 @@ class Fabric : public sc_core::sc_module, public host::FlowListener {
   const Scenario& scenario() const { return m_s; }
   const std::vector<host::FlowRecord>& flows() const { return m_flows; }
   const link::Ledger& ledger() const { return m_ledger; }
+  const Sampler& sampler() const { return *m_sampler; }
   const std::vector<std::unique_ptr<host::Host>>& hosts() const { return m_hosts; }
   const std::vector<std::unique_ptr<sw::Switch>>& switches() const { return m_switches; }
   const std::vector<std::unique_ptr<link::Link>>& links() const { return m_links; }
@@ -153,8 +175,6 @@ class Fabric : public sc_core::sc_module, public host::FlowListener {
  private:
   link::Mac* find_mac(const std::string& node, uint32_t port, std::string& why) const;
   size_t frames_held() const;
-  void on_sample();
-  void sample_queues();
 
   Scenario m_s;
   packet::PacketPool m_pool;
@@ -168,21 +188,14 @@ class Fabric : public sc_core::sc_module, public host::FlowListener {
   std::vector<uint64_t> m_flow_base_ps;   // per flow: unloaded one-packet path latency
   std::vector<uint64_t> m_flow_bottleneck;  // per flow: lowest rate on its path
   std::vector<std::unique_ptr<link::PcapWriter>> m_pcaps;
-  std::FILE* m_series = nullptr;
   std::FILE* m_ops = nullptr;        // --record-ops
   std::string m_ops_path;
-  std::string m_series_path;
-  std::FILE* m_flow_series = nullptr;
-  std::string m_flow_series_path;
-  int m_series_errno = 0, m_flow_series_errno = 0;  // first write error of each stream
-  std::vector<uint64_t> m_last_flow_bytes;
-  std::vector<size_t> m_queue_base;       // per switch: index of its port 0, queue 0 in the two below
-  std::vector<uint64_t> m_last_deq;       // per switch queue: dequeued bytes at the last sample
-  std::vector<ecn::Counters> m_last_ecn;  // per switch queue: ECN counters at the last sample
-  core::Timer m_sample_ev;
+  std::unique_ptr<Sampler> m_sampler;  // the time series
   std::vector<pfc::Event> m_events;
   std::vector<host::CcSample> m_cc;
   std::unique_ptr<EventCsvStream> m_pfc_stream, m_cc_stream;  // open_event_logs()
+  mutable FirstXoff m_first_xoff;
+  void note_first_xoff() const;  // from the rows of m_events (before they are flushed)
   std::vector<uint32_t> m_waiting;                 // per flow: dependencies not yet complete
   std::vector<std::vector<uint32_t>> m_dependents; // per flow: flows waiting for it
   size_t m_flows_left = 0;

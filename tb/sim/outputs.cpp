@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/time.h"
+#include "sim/digest.h"
 
 namespace rocesim::sim {
 
@@ -342,6 +343,9 @@ void port_json(std::ostringstream& o, bool& first, const std::string& node, cons
 
 }  // namespace
 
+std::string json_quote(const std::string& s) { return json_str(s); }
+std::string json_num(double v) { return num(v); }
+
 std::string summary_json(Fabric& f, const RunResult& r, const RunStatus& st) {
   const Scenario& s = f.scenario();
   const link::Ledger& L = f.ledger();
@@ -562,6 +566,8 @@ std::string summary_json(Fabric& f, const RunResult& r, const RunStatus& st) {
       }
   o << "  \"ecn\": {\"seen\": " << eseen << ", \"marked\": " << emarked << ", \"would_mark\": " << ewould << "},\n";
   o << "  \"buffer\": {\"peak_cells\": " << peak_cells << ", \"peak_bytes\": " << peak_bytes << "},\n";
+  // The figures of the end-of-run table (sim/digest.h).
+  o << digest_json(digest(f, r));
   o << "  \"switches\": [";
   first = true;
   const long double sim = r.sim_time_ps ? static_cast<long double>(r.sim_time_ps) : 1.0L;
@@ -632,7 +638,7 @@ std::string flows_csv(const Fabric& f) {
   std::ostringstream o;
   o << "flow_id,src,dst,src_qp,dst_qp,size_bytes,messages,rate_bps,start_ns,first_tx_ns,first_rx_ns,finish_ns,fct_ns,"
        "ideal_fct_ns,slowdown,packets_sent,packets_received,bytes_received,psn_errors,completed,retransmitted,timeouts,"
-       "naks_received,cnps_sent,cnps_received,tag\n";
+       "naks_received,cnps_sent,cnps_received,tag,cm_retries,setup_done_ns\n";
   for (const auto& r : f.flows()) {
     const uint64_t ideal = f.ideal_fct_ps(r);
     o << r.id << ",h" << r.src << ",h" << r.dst << "," << r.src_qp << "," << r.dst_qp << "," << r.total_bytes() << ","
@@ -651,7 +657,8 @@ std::string flows_csv(const Fabric& f) {
     }
     o << "," << r.packets_sent << "," << r.packets_received << "," << r.bytes_received << "," << r.psn_errors << ","
       << (r.done() ? 1 : 0) << "," << r.retransmitted << "," << r.timeouts << "," << r.naks_received << ","
-      << r.cnps_sent << "," << r.cnps_received << "," << f.scenario().flows[r.id].tag << "\n";
+      << r.cnps_sent << "," << r.cnps_received << "," << f.scenario().flows[r.id].tag << "," << r.cm_retries << ","
+      << (r.setup_done_ps == UINT64_MAX ? "" : ps_to_ns_text(r.setup_done_ps)) << "\n";
   }
   return o.str();
 }

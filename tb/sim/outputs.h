@@ -46,6 +46,11 @@ struct RunStatus {
 std::string summary_json(Fabric& f, const RunResult& r, const RunStatus& st = {});
 std::string flows_csv(const Fabric& f);
 
+// A JSON string literal (quoted, escaped), and a JSON number as summary.json
+// writes them (%.6g).
+std::string json_quote(const std::string& s);
+std::string json_num(double v);
+
 // "1234.560" for 1234560 ps: exact, fixed 3 decimals, no locale.
 std::string ps_to_ns_text(uint64_t ps);
 

@@ -283,7 +283,7 @@ const KeyTable<StatsSection>& stats_keys() {
   using S = StatsSection;
   static const KeyTable<S> t{
       keys::time<S>("interval", ROCESIM_MEMBER(interval_ps), 0, kHourPs,
-                    "sampling interval of `queues.csv` (and `flow_series.csv`); `0` writes none"),
+                    "sampling interval of `queues.csv`, `ports.csv` and `classes.csv` (and `flow_series.csv`); `0` writes none"),
       keys::boolean<S>("flow_series", ROCESIM_MEMBER(flow_series),
                        "also write `flow_series.csv`: each flow's receive throughput per interval"),
   };

@@ -93,7 +93,7 @@ TEST(RcTransport, ConnectionSetupPrecedesDataOnTheWire) {
 
 TEST(RcTransport, LinkLossIsRecoveredByGoBackNAndEveryFlowCompletes) {
   const std::string dir = temp_dir();
-  const Result r = rocesim("run " + src_dir() + "/configs/scenarios/default.yaml --out " + dir +
+  const Result r = rocesim("run " + src_dir() + "/configs/scenarios/two_hosts.yaml --out " + dir +
                            " --set hosts.transport=rc --set links.loss=0.02 --set hosts.rto=50us"
                            " --set sim.duration=20ms --quiet");
   ASSERT_EQ(r.rc, 0) << r.err;
@@ -200,7 +200,7 @@ TEST(NicPort, AFullReceiveBufferPausesTheSwitchInsteadOfDropping) {
   // h1 drains its 256 KiB receive buffer at 40 Gbps while 100 Gbps arrive:
   // it sends XOFF at 3/4 full and XON at 1/4, and nothing is lost. Without
   // PFC from the NIC, the buffer overflows.
-  const std::string base = "run " + src_dir() + "/configs/scenarios/default.yaml --set hosts.transport=rc"
+  const std::string base = "run " + src_dir() + "/configs/scenarios/two_hosts.yaml --set hosts.transport=rc"
                            " --set 'hosts.rx_buffer={size: 256KiB, drain_rate: 40Gbps}' --quiet --out ";
   const std::string a = temp_dir(), b = temp_dir();
   ASSERT_EQ(rocesim(base + a).rc, 0);
@@ -360,7 +360,7 @@ TEST(Workload, RingAllReduceStepsWaitForTheirData) {
 
 TEST(RcTransport, SendMessagesUseSendOpcodesAndTheFlowFileReplaysTheRun) {
   const std::string dir = temp_dir();
-  const Result r = rocesim("run " + src_dir() + "/configs/scenarios/default.yaml --out " + dir +
+  const Result r = rocesim("run " + src_dir() + "/configs/scenarios/two_hosts.yaml --out " + dir +
                            " --set hosts.transport=rc --set flows[0].op=send --pcap h1:0 --quiet");
   ASSERT_EQ(r.rc, 0) << r.err;
   // h0 -> h1 is 16 SENDs of 64 KiB at MTU 1024: SEND_FIRST (0), 62 x SEND_MIDDLE (1), SEND_LAST (2) each.

@@ -12,7 +12,7 @@ using namespace clitest;
 
 namespace {
 
-std::string default_cfg() { return src_dir() + "/configs/scenarios/default.yaml"; }
+std::string two_hosts_cfg() { return src_dir() + "/configs/scenarios/two_hosts.yaml"; }
 
 // A minimal valid scenario with one line to vary; returns its path.
 std::string write_cfg(const std::string& dir, const std::string& body) {
@@ -49,13 +49,13 @@ TEST(Cli, HelpAndUsageExitCodes) {
   EXPECT_EQ(rocesim("validate --help").rc, 0);
   EXPECT_EQ(rocesim("").rc, 2);
   EXPECT_EQ(rocesim("frobnicate x.yaml").rc, 2);
-  EXPECT_EQ(rocesim("run " + default_cfg()).rc, 2) << "--out is required";
-  EXPECT_EQ(rocesim("run " + default_cfg() + " --out /tmp/x --seed -1").rc, 2);
+  EXPECT_EQ(rocesim("run " + two_hosts_cfg()).rc, 2) << "--out is required";
+  EXPECT_EQ(rocesim("run " + two_hosts_cfg() + " --out /tmp/x --seed -1").rc, 2);
 }
 
 TEST(Cli, DefaultScenarioWritesOutputsAndConserves) {
   const std::string dir = temp_dir() + "/out";
-  const Result r = rocesim("run " + default_cfg() + " --out " + dir);
+  const Result r = rocesim("run " + two_hosts_cfg() + " --out " + dir);
   ASSERT_EQ(r.rc, 0) << r.err;
   EXPECT_NE(r.out.find(dir + "/summary.json"), std::string::npos) << "prints where the outputs are";
   const std::string s = slurp(dir + "/summary.json");
@@ -116,8 +116,8 @@ TEST(Cli, OddSizedMessagesArePaddedAndDeliveredExactly) {
 TEST(Cli, SameSeedGivesIdenticalOutputs) {
   const std::string dir = temp_dir();
   const std::string a = dir + "/a", b = dir + "/b", c = dir + "/c";
-  ASSERT_EQ(rocesim("run " + default_cfg() + " --out " + a + " --pcap h1:0 --quiet").rc, 0);
-  ASSERT_EQ(rocesim("run " + default_cfg() + " --out " + b + " --pcap h1:0 --quiet").rc, 0);
+  ASSERT_EQ(rocesim("run " + two_hosts_cfg() + " --out " + a + " --pcap h1:0 --quiet").rc, 0);
+  ASSERT_EQ(rocesim("run " + two_hosts_cfg() + " --out " + b + " --pcap h1:0 --quiet").rc, 0);
   const std::string sa = slurp(a + "/summary.json"), sb = slurp(b + "/summary.json");
   ASSERT_FALSE(sa.empty());
   EXPECT_NE(sa, strip_wall(sa)) << "wall-clock fields exist and are stripped";
@@ -128,9 +128,9 @@ TEST(Cli, SameSeedGivesIdenticalOutputs) {
   // A lossy link makes the seed matter: different seeds, different drops
   // (each run into a fresh directory: --out refuses a used one).
   const std::string la = dir + "/la", lb = dir + "/lb";
-  ASSERT_EQ(rocesim("run " + default_cfg() + " --out " + la + " --set links.loss=0.05 --seed 3 --quiet").rc, 0);
-  ASSERT_EQ(rocesim("run " + default_cfg() + " --out " + lb + " --set links.loss=0.05 --seed 3 --quiet").rc, 0);
-  ASSERT_EQ(rocesim("run " + default_cfg() + " --out " + c + " --set links.loss=0.05 --seed 4 --quiet").rc, 0);
+  ASSERT_EQ(rocesim("run " + two_hosts_cfg() + " --out " + la + " --set links.loss=0.05 --seed 3 --quiet").rc, 0);
+  ASSERT_EQ(rocesim("run " + two_hosts_cfg() + " --out " + lb + " --set links.loss=0.05 --seed 3 --quiet").rc, 0);
+  ASSERT_EQ(rocesim("run " + two_hosts_cfg() + " --out " + c + " --set links.loss=0.05 --seed 4 --quiet").rc, 0);
   EXPECT_EQ(strip_wall(slurp(la + "/summary.json")), strip_wall(slurp(lb + "/summary.json")));
   EXPECT_NE(strip_wall(slurp(la + "/summary.json")), strip_wall(slurp(c + "/summary.json")));
   EXPECT_GT(json_u64(slurp(la + "/summary.json"), "link_loss"), 0u);
@@ -138,7 +138,7 @@ TEST(Cli, SameSeedGivesIdenticalOutputs) {
 
 TEST(Cli, ResolvedConfigReproducesTheRun) {
   const std::string dir = temp_dir();
-  ASSERT_EQ(rocesim("run " + default_cfg() + " --out " + dir + "/a --set links.rate=400Gbps --seed 9 --quiet").rc, 0);
+  ASSERT_EQ(rocesim("run " + two_hosts_cfg() + " --out " + dir + "/a --set links.rate=400Gbps --seed 9 --quiet").rc, 0);
   const std::string resolved = slurp(dir + "/a/config.resolved.yaml");
   EXPECT_NE(resolved.find("rate: 400Gbps"), std::string::npos);
   EXPECT_NE(resolved.find("seed: 9"), std::string::npos);
@@ -234,12 +234,12 @@ TEST(Cli, MissingConfigFileIsBadInput) {
 }
 
 TEST(Cli, ValidatePrintsTheEffectiveConfig) {
-  const Result r = rocesim("validate " + default_cfg() + " --set hosts.mtu=4096");
+  const Result r = rocesim("validate " + two_hosts_cfg() + " --set hosts.mtu=4096");
   ASSERT_EQ(r.rc, 0) << r.err;
   EXPECT_NE(r.out.find("mtu: 4096"), std::string::npos);
   EXPECT_NE(r.out.find("rate: 100Gbps"), std::string::npos);
   // A flow faster than its link is refused with the bound in the link's units.
-  const Result slow = rocesim("validate " + default_cfg() + " --set links.rate=25Gbps");
+  const Result slow = rocesim("validate " + two_hosts_cfg() + " --set links.rate=25Gbps");
   EXPECT_EQ(slow.rc, 2);
   EXPECT_NE(slow.err.find("key 'flows[0].rate'"), std::string::npos) << slow.err;
   EXPECT_NE(slow.err.find("25Gbps"), std::string::npos) << slow.err;

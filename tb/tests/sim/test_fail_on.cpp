@@ -105,13 +105,13 @@ TEST(FailOn, SeveralConditionsReportEachThatHolds) {
 TEST(FailOn, UnknownConditionIsBadInputAndWritesNothing) {
   for (const char* arg : {"--fail-on deadlock,lossles_drops", "--fail-on deadlock,", "--fail-on", "--fail-on="}) {
     const std::string out = temp_dir() + "/never";
-    const Result r = rocesim("run " + scenario("default") + " --out " + out + " " + arg);
+    const Result r = rocesim("run " + scenario("two_hosts") + " --out " + out + " " + arg);
     EXPECT_EQ(r.rc, 2) << arg;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
     EXPECT_EQ(r.err.rfind("rocesim: --fail-on", 0), 0u) << r.err;
     EXPECT_NE(r.err.find("deadlock, lossless_drops, drops or unfinished_flows"), std::string::npos) << r.err;
     EXPECT_FALSE(exists(out)) << arg;
   }
-  const Result r = rocesim("run " + scenario("default") + " --out " + temp_dir() + "/x --fail-on lossles_drops");
+  const Result r = rocesim("run " + scenario("two_hosts") + " --out " + temp_dir() + "/x --fail-on lossles_drops");
   EXPECT_NE(r.err.find("unknown condition 'lossles_drops'"), std::string::npos) << r.err;
 }

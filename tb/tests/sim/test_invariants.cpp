@@ -168,7 +168,7 @@ TEST(InvariantsCli, CheckedRunIsCleanAndIdentical) {
 // The flag belongs to `run`; validate does not simulate.
 TEST(InvariantsCli, ValidateRejectsTheFlag) {
   const clitest::Result r =
-      clitest::rocesim("validate " + clitest::src_dir() + "/configs/scenarios/default.yaml --check-invariants");
+      clitest::rocesim("validate " + clitest::src_dir() + "/configs/scenarios/two_hosts.yaml --check-invariants");
   EXPECT_EQ(r.rc, 2);
   EXPECT_NE(r.err.find("--check-invariants"), std::string::npos) << r.err;
 }

@@ -258,8 +258,8 @@ TEST(OutputsRobust, ReusingAnOutputDirectoryIsRefusedUnlessForced) {
   ASSERT_EQ(forced.rc, 0) << forced.err;
   std::vector<std::string> got = files_in(out);
   std::sort(got.begin(), got.end());
-  const std::vector<std::string> want{"config.resolved.yaml", "flows.csv", "flows.hpcc.txt", "pfc.csv",
-                                      "queues.csv", "summary.json"};
+  const std::vector<std::string> want{"classes.csv", "config.resolved.yaml", "flows.csv", "flows.hpcc.txt",
+                                      "pfc.csv",     "ports.csv",            "queues.csv", "summary.json"};
   EXPECT_EQ(got, want) << "no cc.csv, pcap/ or link from the first run";
   EXPECT_EQ(json_field(slurp(out + "/summary.json"), "complete"), "true");
   EXPECT_EQ(slurp(outside + "/keep.txt"), "keep");
@@ -275,7 +275,7 @@ TEST(OutputsRobust, ForceRefusesTheWorkingDirectoryAndASourceTree) {
   mkdir(repo.c_str(), 0777);
   mkdir((repo + "/.git").c_str(), 0777);
   write_file(repo + "/main.cpp", "int main() {}\n");
-  Result r = rocesim("run " + scenario("default") + " --out " + repo + " --force --quiet");
+  Result r = rocesim("run " + scenario("two_hosts") + " --out " + repo + " --force --quiet");
   EXPECT_EQ(r.rc, 2) << r.err;
   EXPECT_NE(r.err.find(".git"), std::string::npos) << r.err;
   EXPECT_TRUE(exists(repo + "/main.cpp"));
@@ -283,10 +283,10 @@ TEST(OutputsRobust, ForceRefusesTheWorkingDirectoryAndASourceTree) {
   const std::string cwd = base + "/cwd";
   mkdir(cwd.c_str(), 0777);
   write_file(cwd + "/notes.txt", "mine");
-  r = sh("cd " + cwd + " && " + rocesim_bin() + " run " + scenario("default") + " --out . --force --quiet");
+  r = sh("cd " + cwd + " && " + rocesim_bin() + " run " + scenario("two_hosts") + " --out . --force --quiet");
   EXPECT_EQ(r.rc, 2) << r.err;
   EXPECT_NE(r.err.find("working directory"), std::string::npos) << r.err;
-  r = sh("cd " + cwd + " && " + rocesim_bin() + " run " + scenario("default") + " --out .. --force --quiet");
+  r = sh("cd " + cwd + " && " + rocesim_bin() + " run " + scenario("two_hosts") + " --out .. --force --quiet");
   EXPECT_EQ(r.rc, 2) << r.err;
   EXPECT_TRUE(exists(cwd + "/notes.txt"));
   EXPECT_TRUE(exists(repo + "/main.cpp"));
@@ -456,7 +456,7 @@ TEST(OutputsRobust, MaxWallStopsTheRunWithExit124) {
 
 TEST(OutputsRobust, MaxWallNeedsAPositiveDuration) {
   for (const char* bad : {"0", "-1s", "1x", "s", "1..5s"}) {
-    const Result r = rocesim("run " + scenario("default") + " --out " + temp_dir() + "/o --max-wall " + bad);
+    const Result r = rocesim("run " + scenario("two_hosts") + " --out " + temp_dir() + "/o --max-wall " + bad);
     EXPECT_EQ(r.rc, 2) << bad;
     EXPECT_EQ(r.err.rfind("rocesim: --max-wall needs a positive duration", 0), 0u) << r.err;
   }
@@ -465,7 +465,7 @@ TEST(OutputsRobust, MaxWallNeedsAPositiveDuration) {
 // A run that ends normally says so.
 TEST(OutputsRobust, ACompleteRunSaysCompleteWithNoReason) {
   const std::string out = temp_dir() + "/run";
-  ASSERT_EQ(rocesim("run " + scenario("default") + " --out " + out + " --max-wall 1h --quiet").rc, 0);
+  ASSERT_EQ(rocesim("run " + scenario("two_hosts") + " --out " + out + " --max-wall 1h --quiet").rc, 0);
   const std::string s = slurp(out + "/summary.json");
   EXPECT_EQ(json_field(s, "complete"), "true");
   EXPECT_EQ(json_field(s, "reason"), "null");

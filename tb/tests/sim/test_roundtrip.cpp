@@ -58,7 +58,7 @@ std::string strip_run_fields(const std::string& json) {
 const std::vector<std::string> kScenarios{
     "allreduce_ring",  "dcqcn_two_flows", "default",         "ecn_incast",           "ecn_k_sweep",
     "incast_dcqcn",    "leafspine_permutation", "pfc_deadlock", "pfc_incast",        "pfc_incast_leafspine",
-    "pfc_storm",       "single_switch_incast",  "websearch_leafspine"};
+    "pfc_storm",       "single_switch_incast",  "two_hosts",    "websearch_leafspine"};
 
 sim::Scenario load(const std::string& text, const std::string& name) {
   return sim::read_scenario(*core::Config::load_string(text, name));

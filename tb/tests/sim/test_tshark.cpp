@@ -1,4 +1,4 @@
-// Captures of the default scenario, read back by tshark (Wireshark's CLI):
+// Captures of the two-host scenario, read back by tshark (Wireshark's CLI):
 // the files open without warnings, every data frame decodes as RoCE
 // (InfiniBand BTH over UDP 4791) and PSNs increase by one per QP.
 #include <gtest/gtest.h>
@@ -55,14 +55,14 @@ void check_capture(const std::string& pcap, size_t expect_frames) {
     last_psn[qp] = psn;
   }
   EXPECT_EQ(frames, expect_frames);
-  EXPECT_EQ(last_psn.size(), 1u) << "one QP per direction in the default scenario";
+  EXPECT_EQ(last_psn.size(), 1u) << "one QP per direction in the two-host scenario";
 }
 
 }  // namespace
 
 TEST(Tshark, DefaultScenarioCaptureDecodesAsRoceWithIncreasingPsn) {
   const std::string dir = temp_dir();
-  const Result r = rocesim("run " + src_dir() + "/configs/scenarios/default.yaml --out " + dir +
+  const Result r = rocesim("run " + src_dir() + "/configs/scenarios/two_hosts.yaml --out " + dir +
                            " --pcap h1:0 --pcap h0:0 --quiet");
   ASSERT_EQ(r.rc, 0) << r.err;
   // h1 receives h0's 16 x 64 KiB at MTU 1024 (1024 frames) and sends 64 x 4 KiB (256 frames).
@@ -75,7 +75,7 @@ TEST(Tshark, DefaultScenarioCaptureDecodesAsRoceWithIncreasingPsn) {
 
 TEST(Tshark, FullLengthFramesAndOpcodesAsBuilt) {
   const std::string dir = temp_dir();
-  ASSERT_EQ(rocesim("run " + src_dir() + "/configs/scenarios/default.yaml --out " + dir + " --pcap h1:0 --quiet").rc, 0);
+  ASSERT_EQ(rocesim("run " + src_dir() + "/configs/scenarios/two_hosts.yaml --out " + dir + " --pcap h1:0 --quiet").rc, 0);
   const Result r = sh("tshark -n -r " + dir +
                       "/pcap/h1-p0-rx.pcap -c 3 -T fields -E separator=, -e infiniband.bth.opcode -e frame.len"
                       " -e frame.cap_len -e ip.dsfield.dscp -e vlan.priority -e infiniband.reth.dmalen");
