@@ -339,7 +339,8 @@ TEST(Runt, PacketShorterThan64BytesIsTruncated) {
 TEST(Names, DropReasonsAreSnakeCaseEnumerators) {
   const char* want[] = {"none",      "truncated",    "bad_fcs",           "bad_ip_header", "bad_ip_checksum",
                         "bad_icrc",  "bad_bth",      "bad_mac_control",   "ingress_limit", "egress_limit",
-                        "pool_full", "headroom_overflow", "no_route",      "link_loss",     "pfc_watchdog", "nic_buffer"};
+                        "pool_full", "headroom_overflow", "no_route",      "link_loss",     "pfc_watchdog", "nic_buffer",
+                        "link_down"};
   static_assert(sizeof want / sizeof want[0] == size_t(DropReason::count_));
   for (size_t i = 0; i < size_t(DropReason::count_); ++i)
     EXPECT_STREQ(drop_reason_name(DropReason(i)), want[i]);
