@@ -141,8 +141,66 @@ const KeyTable<LinksSection>& links_keys() {
       keys::boolean<S>("check_icrc", ROCESIM_MEMBER(check_icrc),
                        "receiving hosts verify the RoCEv2 ICRC (drop reason `bad_icrc`); switches never do: the ICRC "
                        "is end-to-end"),
+      {"failures", "list of `{link, down, up, detection}`",
+       "scheduled link failures (docs/ecmp.md, \"Link failure\"): the cable with one end at `link` (`NODE:PORT`, "
+       "e.g. `leaf0:16`) is down from `down` until `up` (absent: for good); frames on it meanwhile are lost "
+       "(`link_down`). `detection` (default `10us`) after each change the switches at its ends drop the port from "
+       "their ECMP groups (and flush its queues, `link_down`) or take it back",
+       [](const CfgNode& n, const std::string& k, S& s) {
+         if (!n.has(k)) {
+           (void)n.seq(k);
+           return;
+         }
+         s.failures.clear();
+         for (const CfgNode& e : n.seq(k)) {
+           LinkFailure f;
+           f.link = e.str("link");
+           f.down_ps = e.time("down");
+           f.up_ps = e.time("up", UINT64_MAX);
+           if (e.has("up") && f.up_ps <= f.down_ps) e.fail_key("up", "must be later than down");
+           f.detection_ps = e.time("detection", f.detection_ps, 0, kHourPs);
+           e.finish();
+           s.failures.push_back(f);
+         }
+       },
+       [](const S& s) {
+         std::string o;
+         for (const LinkFailure& f : s.failures) {
+           o += (o.empty() ? "{" : ", {") + std::string("link: ") + f.link + ", down: " + core::format_time(f.down_ps);
+           if (f.up_ps != UINT64_MAX) o += ", up: " + core::format_time(f.up_ps);
+           o += ", detection: " + core::format_time(f.detection_ps) + "}";
+         }
+         return "[" + o + "]";
+       }},
   };
   return t;
+}
+
+// links.failures[].link against the topology: NODE:PORT names a cabled port.
+void resolve_failures(const CfgNode& links, Scenario& s) {
+  const std::vector<CfgNode> items = links.seq("failures");
+  for (size_t i = 0; i < s.links.failures.size(); ++i) {
+    LinkFailure& f = s.links.failures[i];
+    const CfgNode& e = items.at(i);
+    const size_t colon = f.link.rfind(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 == f.link.size())
+      e.fail_key("link", "'" + f.link + "': give one end of the cable as NODE:PORT, e.g. leaf0:16");
+    const std::string node = f.link.substr(0, colon), port = f.link.substr(colon + 1);
+    if (port.find_first_not_of("0123456789") != std::string::npos || port.size() > 6)
+      e.fail_key("link", "'" + f.link + "': the port is a number");
+    if (s.topology.kind == "direct") e.fail_key("link", "link failures need a switch topology (topology.kind)");
+    uint32_t n = topology::kNoNode;
+    for (uint32_t j = 0; j < s.topo.nodes.size(); ++j)
+      if (s.topo.nodes[j].name == node) n = j;
+    if (n == topology::kNoNode) e.fail_key("link", "'" + f.link + "': no node '" + node + "' in this topology");
+    const uint32_t p = static_cast<uint32_t>(std::stoul(port));
+    bool cabled = false;
+    for (const topology::LinkSpec& l : s.topo.links)
+      cabled |= (l.a.node == n && l.a.port == p) || (l.b.node == n && l.b.port == p);
+    if (!cabled) e.fail_key("link", "'" + f.link + "': " + node + " has no cable on port " + port);
+    f.node = n;
+    f.port = p;
+  }
 }
 
 // hosts.dcqcn, after `preset` (which sets every default of the table).
@@ -579,6 +637,7 @@ Scenario read_scenario(const core::Config& cfg) {
   st.finish();
 
   build_topology(topo, s);
+  resolve_failures(root.map("links"), s);
   check_ecmp_names(swn.map("ecmp"), s.sw.ecmp, s.topo);
   s.pfc = read_pfc(root.map("pfc"), s.num_hosts());
   {

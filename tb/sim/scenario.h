@@ -39,10 +39,23 @@ struct TopologySection {
   topology::RingParams ring;
 };
 
+// A scheduled link failure (links.failures[]): the cable with one end at
+// `link` ("NODE:PORT", resolved to node and port against the topology) is down
+// over [down, up); the switches at its ends drop the port from their ECMP
+// groups `detection` after each change.
+struct LinkFailure {
+  std::string link;
+  uint32_t node = 0, port = 0;
+  uint64_t down_ps = 0;
+  uint64_t up_ps = UINT64_MAX;        // UINT64_MAX: down for good
+  uint64_t detection_ps = 10000000;   // 10 us
+};
+
 struct LinksSection {
   link::LinkConfig link;              // rate and cable: direct topology; delay_per_m and loss: every link
   bool check_fcs = true;
   bool check_icrc = true;
+  std::vector<LinkFailure> failures;
 };
 
 struct HostsSection {

@@ -31,7 +31,23 @@ void Mac::want_tx_done() {
   if (!m_tx_done_ev.armed()) m_tx_done_ev.at_as_of(m_tx_end_ps, m_tx_end_seq);
 }
 
+void Mac::set_tx_enabled(bool on) {
+  m_tx_enabled = on;
+  if (!on) {
+    while (!m_ctrl.empty()) {
+      m_ledger.drop(m_ctrl.front(), packet::DropReason::link_down);
+      m_ctrl.pop_front();
+    }
+  } else {
+    kick();
+  }
+}
+
 void Mac::send_control(packet::Packet* p) {
+  if (!m_tx_enabled) {
+    m_ledger.drop(p, packet::DropReason::link_down);
+    return;
+  }
   ++m_stats.pause_tx;
   if (!tx_busy() && !m_in_start) {
     start(*p);
@@ -76,6 +92,7 @@ void Mac::on_pause_change() {
 }
 
 void Mac::try_start() {
+  if (!m_tx_enabled) return;
   if (!m_ctrl.empty()) {  // control frames first, at the frame boundary
     packet::Packet* p = m_ctrl.front();
     m_ctrl.pop_front();

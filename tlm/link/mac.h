@@ -103,6 +103,11 @@ class Mac : public sc_core::sc_module {
   // A MAC control frame (PFC) from this MAC: it goes out ahead of queued data
   // at the next frame boundary and is not subject to pause.
   void send_control(packet::Packet* p);
+  // Transmit enable (a link failure as the port sees it): while disabled the
+  // MAC starts no frame, asks its node for none, and drops control frames
+  // handed to it (link_down); the frame being sent, if any, ends as ever.
+  void set_tx_enabled(bool on);
+  bool tx_enabled() const { return m_tx_enabled; }
   // Priorities the peer has paused (bit p), as of now. Nodes ask when they
   // choose a frame; a frame on the wire is never cut.
   uint8_t paused_mask();
@@ -163,6 +168,7 @@ class Mac : public sc_core::sc_module {
   TxReady* m_ready = nullptr;
   FrameTap* m_rx_pcap = nullptr;
   FrameTap* m_tx_pcap = nullptr;
+  bool m_tx_enabled = true;
   bool m_tx_busy = false;
   bool m_in_start = false;
   core::Timer m_tx_done_ev;  // the frame and its IFG have left (armed only when wanted)

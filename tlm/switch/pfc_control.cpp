@@ -72,14 +72,14 @@ void Switch::on_refresh() {
   if (!m_refresh.empty()) m_refresh_ev.at(m_refresh.front().first);
 }
 
-void Switch::flush_queue(uint32_t qi) {
+void Switch::flush_queue(uint32_t qi, pk::DropReason why) {
   const uint16_t port = static_cast<uint16_t>(qi / 8);
   const uint8_t q = static_cast<uint8_t>(qi % 8);
   for (uint32_t h; (h = m_qm->head_cell(port, q)) != qm::kNoCell;) {
     pk::Packet* p = m_slot[h].p;
     buffer.detach(h);  // the packet goes back to the pool unread: the cell keeps its bytes
     dequeue(qi, *p, true);
-    drop(p, pk::DropReason::pfc_watchdog, qi);
+    drop(p, why, qi);
   }
 }
 
@@ -114,11 +114,11 @@ void Switch::on_watchdog() {
         ++m_wd_events;
         ++m_pfc_stats[port].storms;
         log("storm_detected");
-        if (c.wd_drop) flush_queue(qi);
+        if (c.wd_drop) flush_queue(qi, pk::DropReason::pfc_watchdog);
         ports[port]->kick();
         continue;
       }
-      if (c.wd_drop) flush_queue(qi);
+      if (c.wd_drop) flush_queue(qi, pk::DropReason::pfc_watchdog);
       if (is_paused) {
         w.free_since = UINT64_MAX;
         continue;

@@ -165,6 +165,17 @@ void Switch::on_port_change() {
       ++m_member_changes;
     }
     for (const DlbMember& d : m_port_dlb[c.port]) m_dlb[d.block].set_up(d.member, c.up);
+    if (!c.up) {
+      // The port is down: what waits for it is dropped (link_down), and its
+      // MAC sends nothing more (not even PFC frames) until it comes back.
+      Staged& st = m_staged[c.port];
+      if (st.valid) {
+        st.valid = false;
+        drop(st.p, pk::DropReason::link_down);
+      }
+      for (uint32_t q = 0; q < 8; ++q) flush_queue(c.port * 8 + q, pk::DropReason::link_down);
+    }
+    ports[c.port]->set_tx_enabled(c.up);
   }
   if (!m_port_changes.empty()) m_port_ev.at(m_port_changes.front().t_ps);
 }

@@ -312,7 +312,7 @@ class Switch : public sc_core::sc_module, public link::TxReady {
   void on_watchdog();
   uint8_t paused_queues(uint32_t port);
   uint8_t queues_of(uint8_t prios) const;  // the queues carrying these priorities
-  void flush_queue(uint32_t qi);
+  void flush_queue(uint32_t qi, packet::DropReason why);
   // The head packet of queue qi out of the queue manager (sent, or discarded).
   qm::DequeueResult dequeue(uint32_t qi, packet::Packet& p, bool discard);
   // The queue's next WRED word, and the ECN result applied to the frame.
