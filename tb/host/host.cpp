@@ -568,8 +568,16 @@ void Host::on_rto() {
     if (!s.qp.established()) {
       m_timed[kept++] = i;
       if (s.qp.req_sent_ps() && s.rec->start_ps <= now) {
-        kick = true;  // next_frame re-sends the REQ when it is due
-        next = std::min(next, s.qp.rto_deadline());
+        const uint64_t due = s.qp.rto_deadline();
+        if (due <= now) {
+          // Due: next_frame re-sends the REQ at the port's next transmit
+          // opportunity (now if it is idle, else when its frame ends or a
+          // pause lifts) and arms the timer for the next one. Nothing to wait
+          // for here meanwhile (the timer used to re-arm 1 ps later until then).
+          kick = true;
+        } else {
+          next = std::min(next, due);
+        }
       }
       continue;
     }
