@@ -142,17 +142,14 @@ Fabric::Fabric(sc_module_name name, const Scenario& s) : sc_module(name), m_s(s)
     // Scheduled failures: the cable is down over [down, up); each switch end
     // drops the port from its groups `detection` later, and takes it back.
     for (const LinkFailure& f : m_s.links.failures) {
-      for (size_t i = 0; i < T.links.size(); ++i) {
-        const topology::LinkSpec& l = T.links[i];
-        const topology::PortRef at{f.node, f.port};
-        if (l.a != at && l.b != at) continue;
-        m_links[i]->add_down(f.down_ps, f.up_ps);
-        for (const topology::PortRef end : {l.a, l.b}) {
-          if (m_sw_index[end.node] < 0) continue;
-          sw::Switch& S = *m_switches[static_cast<size_t>(m_sw_index[end.node])];
-          S.set_port_up_at(end.port, f.down_ps + f.detection_ps, false);
-          if (f.up_ps != UINT64_MAX) S.set_port_up_at(end.port, f.up_ps + f.detection_ps, true);
-        }
+      const uint32_t i = T.port_link.at(f.node).at(f.port);  // m_links follows T.links
+      const topology::LinkSpec& l = T.links[i];
+      m_links[i]->add_down(f.down_ps, f.up_ps);
+      for (const topology::PortRef end : {l.a, l.b}) {
+        if (m_sw_index[end.node] < 0) continue;
+        sw::Switch& S = *m_switches[static_cast<size_t>(m_sw_index[end.node])];
+        S.set_port_up_at(end.port, f.down_ps + f.detection_ps, false);
+        if (f.up_ps != UINT64_MAX) S.set_port_up_at(end.port, f.up_ps + f.detection_ps, true);
       }
     }
   }

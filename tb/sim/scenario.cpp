@@ -189,15 +189,10 @@ void resolve_failures(const CfgNode& links, Scenario& s) {
     if (port.find_first_not_of("0123456789") != std::string::npos || port.size() > 6)
       e.fail_key("link", "'" + f.link + "': the port is a number");
     if (s.topology.kind == "direct") e.fail_key("link", "link failures need a switch topology (topology.kind)");
-    uint32_t n = topology::kNoNode;
-    for (uint32_t j = 0; j < s.topo.nodes.size(); ++j)
-      if (s.topo.nodes[j].name == node) n = j;
+    const uint32_t n = s.topo.find(node);
     if (n == topology::kNoNode) e.fail_key("link", "'" + f.link + "': no node '" + node + "' in this topology");
     const uint32_t p = static_cast<uint32_t>(std::stoul(port));
-    bool cabled = false;
-    for (const topology::LinkSpec& l : s.topo.links)
-      cabled |= (l.a.node == n && l.a.port == p) || (l.b.node == n && l.b.port == p);
-    if (!cabled) e.fail_key("link", "'" + f.link + "': " + node + " has no cable on port " + port);
+    if (p >= s.topo.port_link[n].size()) e.fail_key("link", "'" + f.link + "': " + node + " has no cable on port " + port);
     f.node = n;
     f.port = p;
   }

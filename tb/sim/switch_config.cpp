@@ -507,22 +507,11 @@ const KeyTable<ecmp::Config>& ecmp_unit_keys() {
       keys::integer<S>("hash_cycles", ROCESIM_MEMBER(hash_cycles), 0, 100000,
                        "ingress pipeline cycles of the hash, between the lookup and the MMU (docs/fidelity.md)"),
       keys::choice<S>(
-          "load_balancing", {"static", "avoid_hot", "flowlet", "spray_random", "spray_round_robin"},
-          [](const S& c) {
-            switch (c.dlb.mode) {
-              case ecmp::DlbMode::avoid_hot: return std::string("avoid_hot");
-              case ecmp::DlbMode::flowlet: return std::string("flowlet");
-              case ecmp::DlbMode::spray_random: return std::string("spray_random");
-              case ecmp::DlbMode::spray_round_robin: return std::string("spray_round_robin");
-              default: return std::string("static");
-            }
-          },
+          "load_balancing", ecmp::dlb_mode_names(),
+          [](const S& c) { return ecmp::dlb_mode_names().at(static_cast<size_t>(c.dlb.mode)); },
           [](S& c, const std::string& w) {
-            c.dlb.mode = w == "avoid_hot"           ? ecmp::DlbMode::avoid_hot
-                         : w == "flowlet"           ? ecmp::DlbMode::flowlet
-                         : w == "spray_random"      ? ecmp::DlbMode::spray_random
-                         : w == "spray_round_robin" ? ecmp::DlbMode::spray_round_robin
-                                                    : ecmp::DlbMode::off;
+            const auto& v = ecmp::dlb_mode_names();
+            c.dlb.mode = static_cast<ecmp::DlbMode>(std::find(v.begin(), v.end(), w) - v.begin());
           },
           "how a group's member is chosen (docs/ecmp.md, \"Dynamic load balancing\"): `static` (the hash alone), "
           "`avoid_hot` (the seed article's rehash: a new flowlet avoids a member above `hot_threshold`), `flowlet` "
@@ -538,12 +527,11 @@ const KeyTable<ecmp::Config>& ecmp_unit_keys() {
       keys::time<S>("flowlet_gap", ROCESIM_MEMBER(dlb.gap_ps), 1, 1000000000000ull,
                     "`avoid_hot`, `flowlet`: a flow may move after this long without a packet (and none queued)"),
       keys::choice<S>(
-          "flowlet_metric", {"queue_bytes", "utilization"},
-          [](const S& c) {
-            return std::string(c.dlb.metric == ecmp::LoadMetric::utilization ? "utilization" : "queue_bytes");
-          },
+          "flowlet_metric", ecmp::load_metric_names(),
+          [](const S& c) { return ecmp::load_metric_names().at(static_cast<size_t>(c.dlb.metric)); },
           [](S& c, const std::string& w) {
-            c.dlb.metric = w == "utilization" ? ecmp::LoadMetric::utilization : ecmp::LoadMetric::queue_bytes;
+            const auto& v = ecmp::load_metric_names();
+            c.dlb.metric = static_cast<ecmp::LoadMetric>(std::find(v.begin(), v.end(), w) - v.begin());
           },
           "`flowlet`: the load that picks a new flowlet's member: the bytes queued on the member's port, or its "
           "utilization estimate"),

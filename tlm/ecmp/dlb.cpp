@@ -2,6 +2,15 @@
 
 namespace rocesim::ecmp {
 
+const std::vector<std::string>& dlb_mode_names() {
+  static const std::vector<std::string> v{"static", "avoid_hot", "flowlet", "spray_random", "spray_round_robin"};
+  return v;
+}
+const std::vector<std::string>& load_metric_names() {
+  static const std::vector<std::string> v{"queue_bytes", "utilization"};
+  return v;
+}
+
 std::vector<std::string> DlbConfig::validate() const {
   std::vector<std::string> e;
   if (shift < 1 || shift > 16) e.push_back("shift " + std::to_string(shift) + " is outside 1 .. 16");

@@ -55,6 +55,10 @@ namespace rocesim::ecmp {
 
 enum class DlbMode : uint8_t { off, avoid_hot, flowlet, spray_random, spray_round_robin };
 enum class LoadMetric : uint8_t { queue_bytes, utilization };
+// Names as the config spells them, in enum order: dlb_mode_names()[int(m)]
+// (DlbMode::off is `static`), load_metric_names()[int(m)].
+const std::vector<std::string>& dlb_mode_names();
+const std::vector<std::string>& load_metric_names();
 
 struct DlbConfig {
   DlbMode mode = DlbMode::off;

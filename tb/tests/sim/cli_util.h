@@ -5,10 +5,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace clitest {
 
@@ -89,6 +92,39 @@ inline std::string strip_wall(const std::string& json) {
   while (std::getline(in, line))
     if (line.find("wall") == std::string::npos) out += line + "\n";
   return out;
+}
+
+// One of rocesim's CSV outputs as a test reads it: the header's column names
+// and each row's fields (the files quote nothing). at() throws
+// std::out_of_range for a column the header lacks, so a renamed column fails
+// the test rather than reading another one.
+struct Csv {
+  std::vector<std::string> head;
+  std::vector<std::vector<std::string>> rows;
+  bool has(const std::string& name) const { return std::find(head.begin(), head.end(), name) != head.end(); }
+  size_t col(const std::string& name) const {
+    const auto it = std::find(head.begin(), head.end(), name);
+    if (it == head.end()) throw std::out_of_range("no column " + name);
+    return static_cast<size_t>(it - head.begin());
+  }
+  const std::string& at(size_t row, const std::string& name) const { return rows.at(row).at(col(name)); }
+};
+
+inline std::vector<std::string> csv_fields(const std::string& line) {
+  std::vector<std::string> f;
+  std::istringstream l(line);
+  for (std::string c; std::getline(l, c, ',');) f.push_back(c);
+  if (!line.empty() && line.back() == ',') f.emplace_back();  // a last empty field
+  return f;
+}
+
+inline Csv parse_csv(const std::string& text) {
+  Csv c;
+  std::istringstream in(text);
+  std::string line;
+  if (std::getline(in, line)) c.head = csv_fields(line);
+  while (std::getline(in, line)) c.rows.push_back(csv_fields(line));
+  return c;
 }
 
 }  // namespace clitest

@@ -33,30 +33,16 @@ RunResult run(const std::string& lb, int seed) {
                            "/out --quiet --set switch.ecmp.load_balancing=" + lb + " --set seed=" + std::to_string(seed));
   EXPECT_EQ(r.rc, 0) << r.err;
   RunResult o;
-  std::istringstream in(slurp(dir + "/out/flows.csv"));
+  const Csv csv = parse_csv(slurp(dir + "/out/flows.csv"));
   o.summary = slurp(dir + "/out/summary.json");
   std::system(("rm -rf " + dir).c_str());
-  std::string line;
-  std::getline(in, line);
-  std::vector<std::string> head;
-  {
-    std::istringstream h(line);
-    for (std::string c; std::getline(h, c, ',');) head.push_back(c);
-  }
-  const auto col = [&](const std::string& n) {
-    return static_cast<size_t>(std::find(head.begin(), head.end(), n) - head.begin());
-  };
-  const size_t tag = col("tag"), fct = col("fct_ns"), done = col("completed");
   std::vector<double> f;
-  while (std::getline(in, line)) {
-    std::vector<std::string> v;
-    std::istringstream l(line);
-    for (std::string c; std::getline(l, c, ',');) v.push_back(c);
-    if (v.size() <= tag || v[tag] != "long") continue;
+  for (size_t i = 0; i < csv.rows.size(); ++i) {
+    if (csv.at(i, "tag") != "long") continue;
     ++o.long_flows;
-    if (v.at(done) != "1") continue;
+    if (csv.at(i, "completed") != "1") continue;
     ++o.long_completed;
-    f.push_back(std::stod(v.at(fct)) / 1000.0);
+    f.push_back(std::stod(csv.at(i, "fct_ns")) / 1000.0);
   }
   std::sort(f.begin(), f.end());
   if (!f.empty()) o.p95_us = f[static_cast<size_t>(std::ceil(0.95 * f.size())) - 1];  // nearest rank

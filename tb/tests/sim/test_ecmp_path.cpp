@@ -37,26 +37,11 @@ struct FlowRow {
   double fct_ns = 0, ideal_ns = 0;
 };
 
-std::vector<FlowRow> read_flows(const std::string& csv) {
-  std::istringstream in(csv);
-  std::string line;
-  std::getline(in, line);
-  std::vector<std::string> head;
-  {
-    std::istringstream h(line);
-    for (std::string c; std::getline(h, c, ',');) head.push_back(c);
-  }
-  const auto col = [&](const std::string& name) {
-    return static_cast<size_t>(std::find(head.begin(), head.end(), name) - head.begin());
-  };
-  const size_t fct = col("fct_ns"), ideal = col("ideal_fct_ns");
+std::vector<FlowRow> read_flows(const std::string& text) {
+  const Csv csv = parse_csv(text);
   std::vector<FlowRow> rows;
-  while (std::getline(in, line)) {
-    std::vector<std::string> f;
-    std::istringstream l(line);
-    for (std::string c; std::getline(l, c, ',');) f.push_back(c);
-    rows.push_back({std::stod(f.at(fct)), std::stod(f.at(ideal))});
-  }
+  for (size_t i = 0; i < csv.rows.size(); ++i)
+    rows.push_back({std::stod(csv.at(i, "fct_ns")), std::stod(csv.at(i, "ideal_fct_ns"))});
   return rows;
 }
 

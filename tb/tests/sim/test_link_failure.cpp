@@ -42,28 +42,12 @@ struct PortRow {
   uint64_t tx_bytes;
 };
 
-std::vector<PortRow> read_ports(const std::string& csv) {
-  std::istringstream in(csv);
-  std::string line;
-  std::getline(in, line);
-  std::vector<std::string> head;
-  {
-    std::istringstream h(line);
-    for (std::string c; std::getline(h, c, ',');) head.push_back(c);
-  }
-  const auto col = [&](const std::string& n) {
-    const auto it = std::find(head.begin(), head.end(), n);
-    EXPECT_NE(it, head.end()) << n;
-    return static_cast<size_t>(it - head.begin());
-  };
-  const size_t t = col("time_ns"), iv = col("interval_ns"), nd = col("node"), pt = col("port"), tx = col("tx_bytes");
+std::vector<PortRow> read_ports(const std::string& text) {
+  const Csv csv = parse_csv(text);
   std::vector<PortRow> rows;
-  while (std::getline(in, line)) {
-    std::vector<std::string> f;
-    std::istringstream l(line);
-    for (std::string c; std::getline(l, c, ',');) f.push_back(c);
-    rows.push_back({std::stod(f.at(t)), std::stod(f.at(iv)), f.at(nd), std::stoi(f.at(pt)), std::stoull(f.at(tx))});
-  }
+  for (size_t i = 0; i < csv.rows.size(); ++i)
+    rows.push_back({std::stod(csv.at(i, "time_ns")), std::stod(csv.at(i, "interval_ns")), csv.at(i, "node"),
+                    std::stoi(csv.at(i, "port")), std::stoull(csv.at(i, "tx_bytes"))});
   return rows;
 }
 

@@ -50,28 +50,12 @@ struct Flow {
   bool completed = false;
 };
 
-std::vector<Flow> read_flows(const std::string& csv) {
-  std::istringstream in(csv);
-  std::string line;
-  std::getline(in, line);
-  std::vector<std::string> head;
-  {
-    std::istringstream h(line);
-    for (std::string c; std::getline(h, c, ',');) head.push_back(c);
-  }
-  const auto col = [&](const std::string& name) {
-    const auto it = std::find(head.begin(), head.end(), name);
-    EXPECT_NE(it, head.end()) << "no column " << name;
-    return static_cast<size_t>(it - head.begin());
-  };
-  const size_t pe = col("psn_errors"), nk = col("naks_received"), done = col("completed");
+std::vector<Flow> read_flows(const std::string& text) {
+  const Csv csv = parse_csv(text);
   std::vector<Flow> rows;
-  while (std::getline(in, line)) {
-    std::vector<std::string> f;
-    std::istringstream l(line);
-    for (std::string c; std::getline(l, c, ',');) f.push_back(c);
-    rows.push_back({std::stoull(f.at(pe)), std::stoull(f.at(nk)), f.at(done) == "1"});
-  }
+  for (size_t i = 0; i < csv.rows.size(); ++i)
+    rows.push_back({std::stoull(csv.at(i, "psn_errors")), std::stoull(csv.at(i, "naks_received")),
+                    csv.at(i, "completed") == "1"});
   return rows;
 }
 
