@@ -26,6 +26,7 @@
 #include "sim/digest.h"
 #include "sim/fabric.h"
 #include "sim/outputs.h"
+#include "sim/paths.h"
 #include "sim/sampler.h"
 #include "sim/scenario.h"
 #include "wave/tracer.h"
@@ -67,6 +68,8 @@ const char* kRunHelp =
     "  flows.csv             one row per flow (FCT, ideal FCT, slowdown, retransmissions, CNPs)\n"
     "  pfc.csv               every XOFF/XON, pause start/end and watchdog event\n"
     "  flows.hpcc.txt        the flows in HPCC's flow-file format\n"
+    "  paths.csv             each flow's hop-by-hop path per direction, a row per change (stats.paths)\n"
+    "  ecmp_members.csv      frames and bytes per ECMP group member (stats.paths)\n"
     "  queues.csv            switch queue time series (with switches and stats.interval)\n"
     "  ports.csv             per-port utilization and bytes per interval, hosts and switches (stats.interval)\n"
     "  classes.csv           throughput per traffic class (flow tag) per interval (stats.interval)\n"
@@ -645,6 +648,10 @@ int run_main(int argc, char** argv) {
   write("config.resolved.yaml", sim::emit_resolved(scen));
   write("flows.csv", sim::flows_csv(fabric));
   write("flows.hpcc.txt", fabric.hpcc_flow_file());
+  if (const sim::PathRecorder* paths = fabric.paths()) {
+    write("paths.csv", paths->csv());
+    write("ecmp_members.csv", sim::ecmp_members_csv(fabric));
+  }
   for (const sim::OutputFailure& f : failed) status.missing.push_back({relative_to(a.out, f.file), f.error});
   std::string err;
   const std::string summary = sim::summary_json(fabric, res, status);
@@ -676,6 +683,7 @@ int run_main(int argc, char** argv) {
     // The end-of-run table (sim/digest.h), then where the outputs are.
     std::vector<std::string> files{"summary.json", "flows.csv", "config.resolved.yaml", "pfc.csv", "flows.hpcc.txt"};
     const sim::Sampler& sampler = fabric.sampler();
+    if (fabric.paths()) files.insert(files.end(), {"paths.csv", "ecmp_members.csv"});
     if (sampler.has_queues()) files.push_back("queues.csv");
     if (sampler.has_ports()) files.push_back("ports.csv");
     if (sampler.has_classes()) files.push_back("classes.csv");

@@ -378,6 +378,7 @@ pk::Packet* Host::make_packet(SendState& s, const rc::TxPacket& tx) {
   pk::Packet* p = m_ledger.create();
   pk::build_roce(*p, eth, ip, s.udp_sport, bth, first && !r.send ? &reth : nullptr, nullptr, len);
   p->flow_id = r.id;
+  p->path_dir = static_cast<uint8_t>(pk::PathDir::fwd);
   p->created_ps = core::now_ps();
   p->prio = r.pcp;
   ++r.packets_sent;
@@ -409,6 +410,8 @@ void Host::send_ack(RecvState& st, uint32_t psn, uint8_t syndrome) {
   aeth.msn = static_cast<uint32_t>(r.messages_received & 0xffffff);
   pk::Packet* p = m_ledger.create();
   pk::build_roce(*p, eth, ip, st.udp_sport, bth, nullptr, &aeth, 0);
+  p->flow_id = r.id;
+  p->path_dir = static_cast<uint8_t>(pk::PathDir::rev);
   p->created_ps = core::now_ps();
   p->prio = r.pcp;
   queue_ctrl(p);
@@ -421,6 +424,8 @@ void Host::send_cnp(RecvState& st) {
   headers(eth, ip, st.peer_mac, st.peer_ip, m_cfg.cnp_pcp, m_cfg.cnp_dscp, 0b10);
   pk::Packet* p = m_ledger.create();
   pk::build_cnp(*p, eth, ip, st.udp_sport, r.src_qp);
+  p->flow_id = r.id;
+  p->path_dir = static_cast<uint8_t>(pk::PathDir::rev);
   p->created_ps = core::now_ps();
   p->prio = m_cfg.cnp_pcp;
   ++r.cnps_sent;
@@ -441,6 +446,8 @@ void Host::send_cm(uint16_t attr, const FlowRecord& f, uint32_t peer_ip, pk::Mac
   cm.starting_psn = 0;
   pk::Packet* p = m_ledger.create();
   pk::build_cm(*p, eth, ip, 0xC000 | (f.id & 0x3fff), cm);
+  p->flow_id = f.id;
+  p->path_dir = static_cast<uint8_t>(from_sender ? pk::PathDir::cm_fwd : pk::PathDir::cm_rev);
   p->created_ps = core::now_ps();
   p->prio = f.pcp;
   queue_ctrl(p);

@@ -17,6 +17,7 @@
 
 #include "core/time.h"
 #include "sim/outputs.h"
+#include "sim/paths.h"
 #include "sim/sampler.h"
 
 namespace rocesim::sim {

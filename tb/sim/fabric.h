@@ -31,6 +31,7 @@ namespace rocesim::sim {
 // A capture request: --pcap NODE:PORT.
 class EventCsvStream;  // sim/outputs.h
 class Sampler;         // sim/sampler.h
+class PathRecorder;    // sim/paths.h
 
 struct PcapRequest {
   std::string arg;   // as given, for messages
@@ -164,6 +165,8 @@ class Fabric : public sc_core::sc_module, public host::FlowListener {
   const std::vector<host::FlowRecord>& flows() const { return m_flows; }
   const link::Ledger& ledger() const { return m_ledger; }
   const Sampler& sampler() const { return *m_sampler; }
+  // Path recording (stats.paths, switch topologies), or null.
+  const PathRecorder* paths() const { return m_paths.get(); }
   const std::vector<std::unique_ptr<host::Host>>& hosts() const { return m_hosts; }
   const std::vector<std::unique_ptr<sw::Switch>>& switches() const { return m_switches; }
   const std::vector<std::unique_ptr<link::Link>>& links() const { return m_links; }
@@ -191,6 +194,7 @@ class Fabric : public sc_core::sc_module, public host::FlowListener {
   std::FILE* m_ops = nullptr;        // --record-ops
   std::string m_ops_path;
   std::unique_ptr<Sampler> m_sampler;  // the time series
+  std::unique_ptr<PathRecorder> m_paths;  // stats.paths
   std::vector<pfc::Event> m_events;
   std::vector<host::CcSample> m_cc;
   std::unique_ptr<EventCsvStream> m_pfc_stream, m_cc_stream;  // open_event_logs()

@@ -13,6 +13,7 @@
 
 #include "core/time.h"
 #include "sim/outputs.h"
+#include "sim/paths.h"
 #include "sim/sampler.h"
 
 namespace rocesim::sim {
@@ -252,6 +253,12 @@ Fabric::Fabric(sc_module_name name, const Scenario& s) : sc_module(name), m_s(s)
   }
 
   m_sampler = std::make_unique<Sampler>(m_s, m_hosts, m_switches, m_flows);
+  if (m_s.stats.paths && !m_switches.empty()) {
+    std::vector<std::string> names;
+    for (const auto& sw : m_switches) names.emplace_back(sw->basename());
+    m_paths = std::make_unique<PathRecorder>(m_flows.size(), std::move(names));
+    for (size_t i = 0; i < m_switches.size(); ++i) m_switches[i]->set_hop_observer(m_paths.get(), static_cast<uint32_t>(i));
+  }
 }
 
 }  // namespace rocesim::sim

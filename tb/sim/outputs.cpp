@@ -17,6 +17,7 @@
 
 #include "core/time.h"
 #include "sim/digest.h"
+#include "sim/paths.h"
 
 namespace rocesim::sim {
 
@@ -568,6 +569,7 @@ std::string summary_json(Fabric& f, const RunResult& r, const RunStatus& st) {
   o << "  \"buffer\": {\"peak_cells\": " << peak_cells << ", \"peak_bytes\": " << peak_bytes << "},\n";
   // The figures of the end-of-run table (sim/digest.h).
   o << digest_json(digest(f, r));
+  if (f.paths()) o << ecmp_summary_json(f);
   o << "  \"switches\": [";
   first = true;
   const long double sim = r.sim_time_ps ? static_cast<long double>(r.sim_time_ps) : 1.0L;
@@ -638,7 +640,7 @@ std::string flows_csv(const Fabric& f) {
   std::ostringstream o;
   o << "flow_id,src,dst,src_qp,dst_qp,size_bytes,messages,rate_bps,start_ns,first_tx_ns,first_rx_ns,finish_ns,fct_ns,"
        "ideal_fct_ns,slowdown,packets_sent,packets_received,bytes_received,psn_errors,completed,retransmitted,timeouts,"
-       "naks_received,cnps_sent,cnps_received,tag,cm_retries,setup_done_ns\n";
+       "naks_received,cnps_sent,cnps_received,tag,cm_retries,setup_done_ns,path,rev_path,path_changes\n";
   for (const auto& r : f.flows()) {
     const uint64_t ideal = f.ideal_fct_ps(r);
     o << r.id << ",h" << r.src << ",h" << r.dst << "," << r.src_qp << "," << r.dst_qp << "," << r.total_bytes() << ","
@@ -658,7 +660,13 @@ std::string flows_csv(const Fabric& f) {
     o << "," << r.packets_sent << "," << r.packets_received << "," << r.bytes_received << "," << r.psn_errors << ","
       << (r.done() ? 1 : 0) << "," << r.retransmitted << "," << r.timeouts << "," << r.naks_received << ","
       << r.cnps_sent << "," << r.cnps_received << "," << f.scenario().flows[r.id].tag << "," << r.cm_retries << ","
-      << (r.setup_done_ps == UINT64_MAX ? "" : ps_to_ns_text(r.setup_done_ps)) << "\n";
+      << (r.setup_done_ps == UINT64_MAX ? "" : ps_to_ns_text(r.setup_done_ps)) << ",";
+    if (const PathRecorder* pr = f.paths())
+      o << pr->current_path(r.id, packet::PathDir::fwd) << "," << pr->current_path(r.id, packet::PathDir::rev) << ","
+        << pr->changes(r.id, packet::PathDir::fwd) + pr->changes(r.id, packet::PathDir::rev);
+    else
+      o << ",,";
+    o << "\n";
   }
   return o.str();
 }

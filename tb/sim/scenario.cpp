@@ -339,6 +339,9 @@ const KeyTable<StatsSection>& stats_keys() {
                     "sampling interval of `queues.csv`, `ports.csv` and `classes.csv` (and `flow_series.csv`); `0` writes none"),
       keys::boolean<S>("flow_series", ROCESIM_MEMBER(flow_series),
                        "also write `flow_series.csv`: each flow's receive throughput per interval"),
+      keys::boolean<S>("paths", ROCESIM_MEMBER(paths),
+                       "record which way every flow's frames went (switch topologies): `paths.csv`, "
+                       "`ecmp_members.csv`, flows.csv's `path`, `rev_path` and `path_changes`, summary.json's `ecmp`"),
   };
   return t;
 }

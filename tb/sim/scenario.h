@@ -83,6 +83,7 @@ struct HostsSection {
 struct StatsSection {
   uint64_t interval_ps = 10000000;    // queues.csv sampling interval (10 us); 0 = no time series
   bool flow_series = false;           // also flow_series.csv: per-flow throughput each interval
+  bool paths = true;                  // paths.csv, ecmp_members.csv, flows.csv's path columns (sim/paths.h)
 };
 
 // The most one flow may carry (size x messages): 2^50 B (1 PiB), above what

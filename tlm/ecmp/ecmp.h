@@ -185,10 +185,14 @@ class Unit {
   // The egress port group g sends key k to, or kNone when no member is up. A
   // group of one member is not hashed.
   uint32_t pick(uint32_t g, const Key& k) const {
+    const uint32_t m = pick_member(g, k);
+    return m == kNone ? kNone : m_groups[g].ports[m];
+  }
+  // The same choice as the member's index in ports(g), or kNone.
+  uint32_t pick_member(uint32_t g, const Key& k) const {
     const Group& G = m_groups[g];
-    if (G.ports.size() == 1) return G.up.empty() ? kNone : G.ports[0];
-    const uint32_t m = member(g, hash(k));
-    return m == kNone ? kNone : G.ports[m];
+    if (G.ports.size() == 1) return G.up.empty() ? kNone : 0;
+    return member(g, hash(k));
   }
   // Takes member m of group g down or up (a link failure or repair seen by
   // the control plane): modulo rehashes over the members up, the table

@@ -93,6 +93,8 @@ Packet& Packet::operator=(const Packet& o) {
   ingress_port = o.ingress_port;
   rx_first_bit_ps = o.rx_first_bit_ps;
   prio = o.prio;
+  path_dir = o.path_dir;
+  hops = o.hops;
   eligible_ps = o.eligible_ps;
   lb_block = o.lb_block;
   lb_entry = o.lb_entry;
@@ -123,8 +125,20 @@ void Packet::reset() {
   created_ps = 0;
   ingress_port = 0;
   prio = 0;
+  path_dir = 0;
+  hops = 0;
   eligible_ps = 0;
   lb_block = lb_entry = kNoLb;
+}
+
+const char* path_dir_name(PathDir d) {
+  switch (d) {
+    case PathDir::fwd: return "fwd";
+    case PathDir::rev: return "rev";
+    case PathDir::cm_fwd: return "cm_fwd";
+    case PathDir::cm_rev: return "cm_rev";
+    default: return "none";
+  }
 }
 
 uint32_t compute_fcs(const Packet& p) {

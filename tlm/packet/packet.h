@@ -123,6 +123,17 @@ struct Meta {
 bool operator==(const Meta& a, const Meta& b);
 inline bool operator!=(const Meta& a, const Meta& b) { return !(a == b); }
 
+// The way a frame travels along its flow (Packet::path_dir).
+enum class PathDir : uint8_t {
+  none = 0,  // not a flow's frame
+  fwd,       // data, requester -> responder
+  rev,       // ACK/NAK and CNP, responder -> requester
+  cm_fwd,    // CM REQ and RTU (the requester's MADs)
+  cm_rev,    // CM REP (the responder's)
+  count_
+};
+const char* path_dir_name(PathDir d);
+
 struct Packet {
   static constexpr size_t kMaxHdr = 384;     // Eth+VLAN+IPv4+UDP+BTH+DETH+256 B MAD fits
   static constexpr size_t kInlineHdr = 128;  // every frame but a CM MAD (RoCEv2 data: 58..82 B)
@@ -150,11 +161,16 @@ struct Packet {
 
   // Simulation bookkeeping (not on the wire).
   uint64_t id = 0;          // unique per run, assigned by the creator
-  uint64_t flow_id = 0;
+  uint64_t flow_id = 0;     // the flow the frame belongs to (its data, ACKs, CNPs, CM MADs), when path_dir says so
   uint64_t created_ps = 0;  // time the sender created the frame
   uint32_t ingress_port = 0;
   uint64_t rx_first_bit_ps = 0;  // set by the receiving MAC: first bit of the preamble arrived
   uint8_t prio = 0;         // priority/traffic class chosen by the pipeline
+  // Path recording (tb/sim/paths.h): which way the frame travels along its
+  // flow (PathDir; none for frames of no flow: PFC, storms), and the switches
+  // it has passed so far (each admission counts one).
+  uint8_t path_dir = 0;
+  uint8_t hops = 0;
   uint64_t eligible_ps = 0; // set by a switch while the frame is queued: when its egress may send it
   uint32_t lb_block = kNoLb, lb_entry = kNoLb;  // a switch's load-balancing decision while queued (ecmp/dlb.h)
   static constexpr uint32_t kNoLb = 0xFFFFFFFFu;

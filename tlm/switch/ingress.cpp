@@ -108,10 +108,11 @@ void Switch::admit(const Pending& e) {
     drop(p, pk::DropReason::no_route);
     return;
   }
-  uint32_t out;
+  uint32_t out, member;
   const uint32_t lb = m_dlb.empty() ? kNoDlb : m_dlb_of[g];
   if (lb == kNoDlb) {
-    out = m_ecmp.pick(g, ecmp_key(m, in));
+    member = m_ecmp.pick_member(g, ecmp_key(m, in));
+    out = member == ecmp::Unit::kNone ? ecmp::Unit::kNone : m_ecmp.ports(g)[member];
     p->lb_block = pk::Packet::kNoLb;  // not a decision of this switch (a previous one's may be on it)
   } else {
     // Dynamic load balancing: the hashed member is the block's fallback and
@@ -121,6 +122,7 @@ void Switch::admit(const Pending& e) {
     const uint32_t hashed = m_ecmp.member(g, h);
     const ecmp::FlowletGroup::Decision d =
         hashed == ecmp::Unit::kNone ? ecmp::FlowletGroup::Decision{} : m_dlb[lb].choose(h, hashed, now);
+    member = d.member;
     out = d.member == ecmp::FlowletGroup::kNone ? ecmp::Unit::kNone : m_ecmp.ports(g)[d.member];
     p->lb_block = d.entry == ecmp::FlowletGroup::kNone ? pk::Packet::kNoLb : lb;
     p->lb_entry = d.entry;
@@ -222,6 +224,20 @@ void Switch::admit(const Pending& e) {
   qs.peak_cells = std::max(qs.peak_cells, qs.depth_cells);
   p->eligible_ps = eligible;
   m_slot[head] = Slot{p};
+  MemberCount& mc = m_members[m_member_base[g] + member];
+  ++mc.packets;
+  mc.bytes += bytes;
+  if (m_hops && p->path_dir) {
+    Hop h;
+    h.in_port = in;
+    h.out_port = out;
+    h.group = g;
+    h.member = member;
+    h.queue = q;
+    h.index = p->hops;
+    m_hops->on_hop(m_hop_index, *p, h);
+  }
+  ++p->hops;
   if (m_trace) trace_op(qi, r.ecn.mark, r.charge);
   schedule_wake(out, eligible);
 }

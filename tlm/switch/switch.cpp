@@ -128,6 +128,13 @@ Switch::Switch(sc_module_name name, const SwitchConfig& cfg, const RouteLookup& 
   for (size_t g = 0; g < cfg.groups.size(); ++g)
     for (size_t m = 0; m < cfg.groups[g].size(); ++m)
       m_port_members.at(cfg.groups[g][m]).emplace_back(static_cast<uint32_t>(g), static_cast<uint32_t>(m));
+  m_member_base.reserve(cfg.groups.size());
+  size_t members = 0;
+  for (const auto& grp : cfg.groups) {
+    m_member_base.push_back(static_cast<uint32_t>(members));
+    members += grp.size();
+  }
+  m_members.assign(members, MemberCount{});
   m_pending.reserve(256);
   m_edge.reserve(std::max<size_t>(n, 16));
   m_wakes.reserve(256);

@@ -174,6 +174,27 @@ struct PgStats {
   uint32_t cells = 0;
 };
 
+// Path recording (tb/sim/paths.h): a switch reports every frame of a flow
+// (Packet::path_dir not none) it admits to an egress queue, with the
+// forwarding decision it took.
+struct Hop {
+  uint32_t in_port = 0, out_port = 0;
+  uint32_t group = 0, member = 0;  // member: index into the group's ports
+  uint8_t queue = 0;
+  uint8_t index = 0;               // switches the frame passed before this one
+};
+class HopObserver {
+ public:
+  virtual ~HopObserver() = default;
+  virtual void on_hop(uint32_t sw, const packet::Packet& p, const Hop& h) = 0;
+};
+
+// Frames and frame bytes (with FCS) a group member was given: admitted to a
+// queue of its port.
+struct MemberCount {
+  uint64_t packets = 0, bytes = 0;
+};
+
 class Switch : public sc_core::sc_module, public link::TxReady {
  public:
   tlm_utils::simple_initiator_socket<Switch> buf_isck;  // to the packet buffer memory
@@ -249,6 +270,14 @@ class Switch : public sc_core::sc_module, public link::TxReady {
   const sched::Scheduler& scheduler(uint32_t port) const { return m_sched[port]; }
   uint64_t watchdog_events() const { return m_wd_events; }
   void set_event_log(std::vector<pfc::Event>* log);
+  // Path recording: every admitted frame of a flow goes to `o` as switch
+  // `index` (null: off, the default). Before run().
+  void set_hop_observer(HopObserver* o, uint32_t index) {
+    m_hops = o;
+    m_hop_index = index;
+  }
+  // What member m of group g (SwitchConfig::groups) was given.
+  const MemberCount& member_count(uint32_t g, uint32_t m) const { return m_members[m_member_base[g] + m]; }
   // Waveforms (null: off, the default; then each hook costs one branch).
   // Before run(); the MACs' signals are set on ports[i] (set_trace).
   void set_trace(const SwitchTrace* t) { m_trace = t; }
@@ -389,6 +418,10 @@ class Switch : public sc_core::sc_module, public link::TxReady {
   std::vector<PfcPortStats> m_pfc_stats;
   std::vector<pfc::Event>* m_log = nullptr;
   const SwitchTrace* m_trace = nullptr;
+  HopObserver* m_hops = nullptr;
+  uint32_t m_hop_index = 0;
+  std::vector<MemberCount> m_members;        // per group member, at m_member_base[group] + member
+  std::vector<uint32_t> m_member_base;
   // Watchdog, per egress queue (port * 8 + q).
   struct Wd {
     uint64_t stuck_since = UINT64_MAX;   // paused with packets and no dequeue since

@@ -54,6 +54,7 @@ TEST(Pool, AcquireResetsBookkeepingAndMetaButNotHeaderBytes) {
   BthSpec b;
   build_roce(*p, test::eth_spec(true), test::ip_spec(), 1, b, nullptr, nullptr, 4000);
   p->id = 42, p->flow_id = 7, p->created_ps = 99, p->ingress_port = 3, p->prio = 5;
+  p->path_dir = static_cast<uint8_t>(PathDir::rev), p->hops = 4;
   ASSERT_EQ(parse(*p), DropReason::none);
   const uint8_t first = p->hdr[0];
   pool.release(p);
@@ -69,6 +70,8 @@ TEST(Pool, AcquireResetsBookkeepingAndMetaButNotHeaderBytes) {
   EXPECT_EQ(q->created_ps, 0u);
   EXPECT_EQ(q->ingress_port, 0u);
   EXPECT_EQ(q->prio, 0);
+  EXPECT_EQ(q->path_dir, 0) << "a reused frame is no flow's until its creator says so";
+  EXPECT_EQ(q->hops, 0) << "a new frame has passed no switch";
   EXPECT_EQ(q->meta, Meta{});
   EXPECT_EQ(q->frame_len(), kFcsBytes);
   EXPECT_EQ(q->hdr[0], first) << "reset leaves hdr[] alone (it is never read past hdr_len)";

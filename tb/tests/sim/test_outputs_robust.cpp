@@ -258,8 +258,9 @@ TEST(OutputsRobust, ReusingAnOutputDirectoryIsRefusedUnlessForced) {
   ASSERT_EQ(forced.rc, 0) << forced.err;
   std::vector<std::string> got = files_in(out);
   std::sort(got.begin(), got.end());
-  const std::vector<std::string> want{"classes.csv", "config.resolved.yaml", "flows.csv", "flows.hpcc.txt",
-                                      "pfc.csv",     "ports.csv",            "queues.csv", "summary.json"};
+  const std::vector<std::string> want{"classes.csv",    "config.resolved.yaml", "ecmp_members.csv", "flows.csv",
+                                      "flows.hpcc.txt", "paths.csv",            "pfc.csv",          "ports.csv",
+                                      "queues.csv",     "summary.json"};
   EXPECT_EQ(got, want) << "no cc.csv, pcap/ or link from the first run";
   EXPECT_EQ(json_field(slurp(out + "/summary.json"), "complete"), "true");
   EXPECT_EQ(slurp(outside + "/keep.txt"), "keep");
