@@ -70,6 +70,7 @@ const char* kRunHelp =
     "  flows.hpcc.txt        the flows in HPCC's flow-file format\n"
     "  paths.csv             each flow's hop-by-hop path per direction, a row per change (stats.paths)\n"
     "  ecmp_members.csv      frames and bytes per ECMP group member (stats.paths)\n"
+    "  packet_trace.csv      the selected data packets hop by hop: queue found, pause, queueing (stats.packet_trace)\n"
     "  queues.csv            switch queue time series (with switches and stats.interval)\n"
     "  ports.csv             per-port utilization and bytes per interval, hosts and switches (stats.interval)\n"
     "  classes.csv           throughput per traffic class (flow tag) per interval (stats.interval)\n"
@@ -583,7 +584,7 @@ int run_main(int argc, char** argv) {
     return kBadInput;
   }
   if (!fabric.open_pcaps(pcaps, a.out + "/pcap", why) || !fabric.open_time_series(a.out, why) ||
-      !fabric.open_event_logs(a.out, why) ||
+      !fabric.open_event_logs(a.out, why) || !fabric.open_packet_trace(a.out, why) ||
       (!a.record_ops.empty() && !fabric.open_op_record(a.record_ops, why))) {
     std::cerr << "rocesim: " << why << "\n";
     return kFail;
@@ -684,6 +685,7 @@ int run_main(int argc, char** argv) {
     std::vector<std::string> files{"summary.json", "flows.csv", "config.resolved.yaml", "pfc.csv", "flows.hpcc.txt"};
     const sim::Sampler& sampler = fabric.sampler();
     if (fabric.paths()) files.insert(files.end(), {"paths.csv", "ecmp_members.csv"});
+    if (fabric.packet_trace()) files.push_back("packet_trace.csv");
     if (sampler.has_queues()) files.push_back("queues.csv");
     if (sampler.has_ports()) files.push_back("ports.csv");
     if (sampler.has_classes()) files.push_back("classes.csv");

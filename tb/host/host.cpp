@@ -694,6 +694,7 @@ void Host::on_cm(const pk::Meta& m) {
 }
 
 void Host::b_transport(pk::Packet& pkt, sc_time&) {
+  if (pkt.traced && m_listener) m_listener->on_traced_rx(*this, pkt);
   if (!m_cfg.rx_buffer_bytes) {
     process(&pkt);
     return;

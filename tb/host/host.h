@@ -131,10 +131,14 @@ struct HostTrace {
 };
 
 // Called when a flow completes at its receiver.
+class Host;
 class FlowListener {
  public:
   virtual ~FlowListener() = default;
   virtual void on_flow_done(FlowRecord& f) = 0;
+  // A frame marked Packet::traced (stats.packet_trace) reached host h: its
+  // last bit is in now.
+  virtual void on_traced_rx(const Host& /*h*/, const packet::Packet& /*p*/) {}
 };
 
 class Host : public sc_core::sc_module,

@@ -17,6 +17,7 @@
 
 #include "core/time.h"
 #include "sim/outputs.h"
+#include "sim/packet_trace.h"
 #include "sim/paths.h"
 #include "sim/sampler.h"
 

@@ -32,6 +32,7 @@ namespace rocesim::sim {
 class EventCsvStream;  // sim/outputs.h
 class Sampler;         // sim/sampler.h
 class PathRecorder;    // sim/paths.h
+class PacketTracer;    // sim/packet_trace.h
 
 struct PcapRequest {
   std::string arg;   // as given, for messages
@@ -167,6 +168,8 @@ class Fabric : public sc_core::sc_module, public host::FlowListener {
   const Sampler& sampler() const { return *m_sampler; }
   // Path recording (stats.paths, switch topologies), or null.
   const PathRecorder* paths() const { return m_paths.get(); }
+  // Packet traces (stats.packet_trace, switch topologies), or null.
+  const PacketTracer* packet_trace() const { return m_tracer.get(); }
   const std::vector<std::unique_ptr<host::Host>>& hosts() const { return m_hosts; }
   const std::vector<std::unique_ptr<sw::Switch>>& switches() const { return m_switches; }
   const std::vector<std::unique_ptr<link::Link>>& links() const { return m_links; }
@@ -174,6 +177,11 @@ class Fabric : public sc_core::sc_module, public host::FlowListener {
   uint64_t ideal_fct_ps(const host::FlowRecord& f) const;
 
   void on_flow_done(host::FlowRecord& f) override;
+  void on_traced_rx(const host::Host& h, const packet::Packet& p) override;
+  // stats.packet_trace: streams DIR/packet_trace.csv during run() (closed by
+  // close_streams()); false with a reason on I/O failure. Nothing without a
+  // selection or switches.
+  bool open_packet_trace(const std::string& dir, std::string& why);
 
  private:
   link::Mac* find_mac(const std::string& node, uint32_t port, std::string& why) const;
@@ -195,6 +203,7 @@ class Fabric : public sc_core::sc_module, public host::FlowListener {
   std::string m_ops_path;
   std::unique_ptr<Sampler> m_sampler;  // the time series
   std::unique_ptr<PathRecorder> m_paths;  // stats.paths
+  std::unique_ptr<PacketTracer> m_tracer;  // stats.packet_trace
   std::vector<pfc::Event> m_events;
   std::vector<host::CcSample> m_cc;
   std::unique_ptr<EventCsvStream> m_pfc_stream, m_cc_stream;  // open_event_logs()

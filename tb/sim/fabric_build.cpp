@@ -13,6 +13,7 @@
 
 #include "core/time.h"
 #include "sim/outputs.h"
+#include "sim/packet_trace.h"
 #include "sim/paths.h"
 #include "sim/sampler.h"
 
@@ -253,12 +254,23 @@ Fabric::Fabric(sc_module_name name, const Scenario& s) : sc_module(name), m_s(s)
   }
 
   m_sampler = std::make_unique<Sampler>(m_s, m_hosts, m_switches, m_flows);
-  if (m_s.stats.paths && !m_switches.empty()) {
+  if (m_switches.empty()) return;
+  if (m_s.stats.paths) {
     std::vector<std::string> names;
     for (const auto& sw : m_switches) names.emplace_back(sw->basename());
     m_paths = std::make_unique<PathRecorder>(m_flows.size(), std::move(names));
-    for (size_t i = 0; i < m_switches.size(); ++i) m_switches[i]->set_hop_observer(m_paths.get(), static_cast<uint32_t>(i));
   }
+  // The switches report hops to the tracer, which passes them on to the path
+  // recorder, or to the recorder alone.
+  sw::HopObserver* hops = m_paths.get();
+  if (m_s.stats.packet_trace.any()) {
+    std::vector<sw::Switch*> sws;
+    for (const auto& sw : m_switches) sws.push_back(sw.get());
+    m_tracer = std::make_unique<PacketTracer>(m_s, std::move(sws), m_paths.get());
+    hops = m_tracer.get();
+  }
+  if (hops)
+    for (size_t i = 0; i < m_switches.size(); ++i) m_switches[i]->set_hop_observer(hops, static_cast<uint32_t>(i));
 }
 
 }  // namespace rocesim::sim

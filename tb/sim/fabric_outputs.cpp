@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "sim/outputs.h"
+#include "sim/packet_trace.h"
 #include "sim/sampler.h"
 
 namespace rocesim::sim {
@@ -141,7 +142,16 @@ bool Fabric::close_streams(std::vector<OutputFailure>& failed) {
   note_first_xoff();  // before the rows leave memory
   if (m_pfc_stream) m_pfc_stream->close(m_events, failed);
   if (m_cc_stream) m_cc_stream->close(m_cc, failed);
+  if (m_tracer) m_tracer->close(failed);
   return failed.size() == before;
+}
+
+bool Fabric::open_packet_trace(const std::string& dir, std::string& why) {
+  return !m_tracer || m_tracer->open(dir + "/packet_trace.csv", why);
+}
+
+void Fabric::on_traced_rx(const host::Host& h, const packet::Packet& p) {
+  if (m_tracer) m_tracer->on_receive(h.basename(), p);
 }
 
 }  // namespace rocesim::sim

@@ -14,7 +14,7 @@ namespace pk = rocesim::packet;
 PathRecorder::PathRecorder(size_t flows, std::vector<std::string> switch_names)
     : m_dirs(flows * kDirs), m_names(std::move(switch_names)) {}
 
-void PathRecorder::on_hop(uint32_t sw, const pk::Packet& p, const sw::Hop& h) {
+void PathRecorder::on_hop(uint32_t sw, pk::Packet& p, const sw::Hop& h) {
   if (p.flow_id >= m_dirs.size() / kDirs || p.path_dir >= kDirs) return;  // not a flow of the run
   Dir& d = m_dirs[p.flow_id * kDirs + p.path_dir];
   if (d.cur.size() <= h.index) d.cur.resize(h.index + 1u, kNone);

@@ -40,7 +40,7 @@ class PathRecorder : public sw::HopObserver {
   // flows: the run's flow count (ids 0..flows-1); switch_names: by switch index.
   PathRecorder(size_t flows, std::vector<std::string> switch_names);
 
-  void on_hop(uint32_t sw, const packet::Packet& p, const sw::Hop& h) override;
+  void on_hop(uint32_t sw, packet::Packet& p, const sw::Hop& h) override;
 
   // The rows of flow f in direction d, by hop index then time.
   std::vector<Row> rows(size_t f, packet::PathDir d) const;

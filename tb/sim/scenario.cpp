@@ -342,6 +342,30 @@ const KeyTable<StatsSection>& stats_keys() {
       keys::boolean<S>("paths", ROCESIM_MEMBER(paths),
                        "record which way every flow's frames went (switch topologies): `paths.csv`, "
                        "`ecmp_members.csv`, flows.csv's `path`, `rev_path` and `path_changes`, summary.json's `ecmp`"),
+      {"packet_trace", "map `{flows, tags, sample}`",
+       "data packets to follow hop by hop into `packet_trace.csv` (docs/outputs.md): all of the flows whose ids "
+       "are in `flows` or whose tags are in `tags`, and of every other flow each packet with probability "
+       "`sample` (0..1); none by default",
+       [](const CfgNode& n, const std::string& k, S& s) {
+         const CfgNode m = n.map(k);
+         if (!n.has(k)) return;
+         s.packet_trace = PacketTraceSpec{};
+         for (const CfgNode& e : m.seq("flows"))
+           s.packet_trace.flows.push_back(static_cast<uint64_t>(e.as_integer(0, INT64_MAX)));
+         for (const CfgNode& e : m.seq("tags")) s.packet_trace.tags.push_back(e.as_str());
+         s.packet_trace.sample = m.real("sample", 0.0, 0.0, 1.0);
+         m.finish();
+       },
+       [](const S& s) {
+         const PacketTraceSpec& t = s.packet_trace;
+         std::string o = "{flows: [";
+         for (size_t i = 0; i < t.flows.size(); ++i) o += (i ? ", " : "") + std::to_string(t.flows[i]);
+         o += "], tags: [";
+         for (size_t i = 0; i < t.tags.size(); ++i) o += (i ? ", " : "") + t.tags[i];
+         char b[32];
+         std::snprintf(b, sizeof b, "%.17g", t.sample);
+         return o + "], sample: " + b + "}";
+       }},
   };
   return t;
 }
@@ -668,6 +692,21 @@ Scenario read_scenario(const core::Config& cfg) {
     f.tag = g.tag;
     for (uint32_t a : g.after) f.after.push_back(a + base);
     s.flows.push_back(std::move(f));
+  }
+  // stats.packet_trace names flows that exist.
+  if (st.has("packet_trace")) {
+    const CfgNode pt = st.map("packet_trace");
+    const std::vector<CfgNode> ids = pt.seq("flows");
+    for (size_t i = 0; i < s.stats.packet_trace.flows.size(); ++i)
+      if (s.stats.packet_trace.flows[i] >= s.flows.size())
+        ids.at(i).fail("flow " + std::to_string(s.stats.packet_trace.flows[i]) + " does not exist (the run has " +
+                       std::to_string(s.flows.size()) + " flows, ids from 0)");
+    const std::vector<CfgNode> tags = pt.seq("tags");
+    for (size_t i = 0; i < s.stats.packet_trace.tags.size(); ++i) {
+      const std::string& t = s.stats.packet_trace.tags[i];
+      if (std::none_of(s.flows.begin(), s.flows.end(), [&](const FlowSpec& f) { return f.tag == t; }))
+        tags.at(i).fail("no flow has the tag '" + t + "'");
+    }
   }
   root.finish();
   return s;

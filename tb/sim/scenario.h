@@ -80,10 +80,21 @@ struct HostsSection {
   uint64_t rx_xoff_bytes = 0, rx_xon_bytes = 0;
 };
 
+// stats.packet_trace: which data packets packet_trace.csv follows hop by hop
+// (sim/packet_trace.h): every one of the listed flows and of the flows with
+// the listed tags, and of the others each with probability `sample`.
+struct PacketTraceSpec {
+  std::vector<uint64_t> flows;
+  std::vector<std::string> tags;
+  double sample = 0;
+  bool any() const { return !flows.empty() || !tags.empty() || sample > 0; }
+};
+
 struct StatsSection {
   uint64_t interval_ps = 10000000;    // queues.csv sampling interval (10 us); 0 = no time series
   bool flow_series = false;           // also flow_series.csv: per-flow throughput each interval
   bool paths = true;                  // paths.csv, ecmp_members.csv, flows.csv's path columns (sim/paths.h)
+  PacketTraceSpec packet_trace;       // packet_trace.csv (none by default)
 };
 
 // The most one flow may carry (size x messages): 2^50 B (1 PiB), above what

@@ -46,7 +46,9 @@ size_t put_eth(uint8_t* h, Meta& m, const EthSpec& e, uint16_t ethertype) {
 // extended transport headers.
 size_t begin_roce(Packet& p, const EthSpec& eth, const Ipv4Spec& ip, uint16_t sport, const BthSpec& bth,
                   size_t ext_len, size_t extra_hdr, uint32_t zero_payload) {
+  const uint64_t id = p.id;  // the creator's (link::Ledger::create): a new frame, the same packet
   p.reset();
+  p.id = id;
   Meta& m = p.meta;
   p.reserve_hdr(kEthHdr + (eth.vlan ? kVlanTag : 0) + kIpv4Hdr + kUdpHdr + kBth + ext_len + extra_hdr);
   uint8_t* h = p.hdr;
@@ -239,7 +241,9 @@ void build_cm(Packet& p, const EthSpec& eth, const Ipv4Spec& ip, uint16_t udp_sp
 // with opcode 0x0101, class-enable vector (bit N = priority N) and 8 timers in
 // quanta of 512 bit times; zero padded to the 64 B minimum by finalize().
 void build_pfc(Packet& p, Mac src, uint16_t class_enable, const uint16_t timers[8]) {
+  const uint64_t id = p.id;  // as begin_roce
   p.reset();
+  p.id = id;
   Meta& m = p.meta;
   uint8_t* h = p.hdr;
   // MAC control frames are never VLAN tagged: fixed offsets.

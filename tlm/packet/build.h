@@ -47,8 +47,9 @@ struct CmSpec {
 // IBTA Vol 1 9.2.1 (BTH PadCnt): pad bytes that bring a payload to a multiple of 4.
 inline uint8_t ib_pad_count(uint32_t payload_len) { return uint8_t((4 - (payload_len & 3)) & 3); }
 
-// Every builder resets p, writes the headers, fills p.meta as parse() would,
-// and finalizes (IPv4 checksum, ICRC, padding, FCS).
+// Every builder resets p (keeping p.id, the creator's: link::Ledger::create
+// numbers every frame of a run), writes the headers, fills p.meta as parse()
+// would, and finalizes (IPv4 checksum, ICRC, padding, FCS).
 // udp_sport: UDP source port (entropy for ECMP).
 // build_roce: the opcode decides which extended headers are written (RETH for
 // WRITE FIRST/ONLY and READ REQUEST, AETH for ACK and READ RESPONSE

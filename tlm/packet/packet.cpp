@@ -95,6 +95,7 @@ Packet& Packet::operator=(const Packet& o) {
   prio = o.prio;
   path_dir = o.path_dir;
   hops = o.hops;
+  traced = o.traced;
   eligible_ps = o.eligible_ps;
   lb_block = o.lb_block;
   lb_entry = o.lb_entry;
@@ -127,6 +128,7 @@ void Packet::reset() {
   prio = 0;
   path_dir = 0;
   hops = 0;
+  traced = 0;
   eligible_ps = 0;
   lb_block = lb_entry = kNoLb;
 }

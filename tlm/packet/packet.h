@@ -171,6 +171,7 @@ struct Packet {
   // it has passed so far (each admission counts one).
   uint8_t path_dir = 0;
   uint8_t hops = 0;
+  uint8_t traced = 0;       // stats.packet_trace chose it (tb/sim/packet_trace.h): every hop reports it
   uint64_t eligible_ps = 0; // set by a switch while the frame is queued: when its egress may send it
   uint32_t lb_block = kNoLb, lb_entry = kNoLb;  // a switch's load-balancing decision while queued (ecmp/dlb.h)
   static constexpr uint32_t kNoLb = 0xFFFFFFFFu;

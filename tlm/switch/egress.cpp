@@ -43,6 +43,7 @@ void Switch::on_egress_wake() {
 void Switch::on_tx_ready(uint32_t port) {
   pk::Packet* p = pull(port);
   if (!p) return;
+  if (p->traced && m_hops) m_hops->on_depart(m_hop_index, *p, port);
   sc_time zero = SC_ZERO_TIME;
   tx_out[port]->b_transport(*p, zero);
 }

@@ -158,6 +158,7 @@ void Switch::admit(const Pending& e) {
   }
   const uint32_t bytes = p->frame_len();
   const uint32_t cells = m_qm->cells_for(bytes);
+  const uint8_t ecn_in = m.ecn;  // before a mark at enqueue (packet traces)
   qm::EnqueueOp op;
   op.in_port = static_cast<uint16_t>(in);
   op.pg = pg;
@@ -235,6 +236,11 @@ void Switch::admit(const Pending& e) {
     h.member = member;
     h.queue = q;
     h.index = p->hops;
+    h.ecn_in = ecn_in;
+    h.arrival_ps = e.last_bit_ps;
+    h.eligible_ps = eligible;
+    h.depth_bytes = qs.depth_bytes - bytes;
+    h.depth_cells = qs.depth_cells - cells;
     m_hops->on_hop(m_hop_index, *p, h);
   }
   ++p->hops;

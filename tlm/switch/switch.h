@@ -174,19 +174,28 @@ struct PgStats {
   uint32_t cells = 0;
 };
 
-// Path recording (tb/sim/paths.h): a switch reports every frame of a flow
-// (Packet::path_dir not none) it admits to an egress queue, with the
-// forwarding decision it took.
+// Path recording and packet traces (tb/sim/paths.h, tb/sim/packet_trace.h):
+// a switch reports every frame of a flow (Packet::path_dir not none) it
+// admits to an egress queue, with the forwarding decision it took and what
+// the frame found; for a frame marked Packet::traced also when its first
+// bit leaves.
 struct Hop {
   uint32_t in_port = 0, out_port = 0;
   uint32_t group = 0, member = 0;  // member: index into the group's ports
   uint8_t queue = 0;
   uint8_t index = 0;               // switches the frame passed before this one
+  uint8_t ecn_in = 0;              // its ECN codepoint as it arrived
+  uint64_t arrival_ps = 0;         // its last bit in (the admission is now)
+  uint64_t eligible_ps = 0;        // written and read: it may leave from then
+  uint64_t depth_bytes = 0;        // the egress queue it found, before its own enqueue
+  uint32_t depth_cells = 0;
 };
 class HopObserver {
  public:
   virtual ~HopObserver() = default;
-  virtual void on_hop(uint32_t sw, const packet::Packet& p, const Hop& h) = 0;
+  virtual void on_hop(uint32_t sw, packet::Packet& p, const Hop& h) = 0;
+  // A traced frame's first bit leaves on `port` now.
+  virtual void on_depart(uint32_t /*sw*/, const packet::Packet& /*p*/, uint32_t /*port*/) {}
 };
 
 // Frames and frame bytes (with FCS) a group member was given: admitted to a
@@ -276,6 +285,9 @@ class Switch : public sc_core::sc_module, public link::TxReady {
     m_hops = o;
     m_hop_index = index;
   }
+  // The PFC priorities egress queue q carries (bit p): a pause of any of
+  // them stops it.
+  uint8_t queue_priorities(uint32_t q) const { return m_queue_prios[q & 7]; }
   // What member m of group g (SwitchConfig::groups) was given.
   const MemberCount& member_count(uint32_t g, uint32_t m) const { return m_members[m_member_base[g] + m]; }
   // Waveforms (null: off, the default; then each hook costs one branch).

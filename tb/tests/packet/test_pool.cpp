@@ -54,7 +54,7 @@ TEST(Pool, AcquireResetsBookkeepingAndMetaButNotHeaderBytes) {
   BthSpec b;
   build_roce(*p, test::eth_spec(true), test::ip_spec(), 1, b, nullptr, nullptr, 4000);
   p->id = 42, p->flow_id = 7, p->created_ps = 99, p->ingress_port = 3, p->prio = 5;
-  p->path_dir = static_cast<uint8_t>(PathDir::rev), p->hops = 4;
+  p->path_dir = static_cast<uint8_t>(PathDir::rev), p->hops = 4, p->traced = 1;
   ASSERT_EQ(parse(*p), DropReason::none);
   const uint8_t first = p->hdr[0];
   pool.release(p);
@@ -72,6 +72,7 @@ TEST(Pool, AcquireResetsBookkeepingAndMetaButNotHeaderBytes) {
   EXPECT_EQ(q->prio, 0);
   EXPECT_EQ(q->path_dir, 0) << "a reused frame is no flow's until its creator says so";
   EXPECT_EQ(q->hops, 0) << "a new frame has passed no switch";
+  EXPECT_EQ(q->traced, 0) << "and is traced only when the tracer says so";
   EXPECT_EQ(q->meta, Meta{});
   EXPECT_EQ(q->frame_len(), kFcsBytes);
   EXPECT_EQ(q->hdr[0], first) << "reset leaves hdr[] alone (it is never read past hdr_len)";
@@ -136,6 +137,33 @@ TEST(Pool, HeadersLongerThanTheInlineStorageGrowItOnceAndCopiesOwnTheirBytes) {
   r.hdr_len = Packet::kInlineHdr + 1;
   r.pad_len = 60;
   EXPECT_EQ(parse(r), DropReason::truncated);
+}
+
+// The creator numbers a frame (link::Ledger::create sets id) before it
+// builds it: every builder keeps that number, so a run's frames stay
+// distinct (packet traces key on it), and clears the rest.
+TEST(Pool, BuildersKeepTheCreatorsIdAndClearTheRest) {
+  Packet p;
+  const uint16_t timers[8] = {0, 0, 0, 0xffff, 0, 0, 0, 0};
+  BthSpec b;
+  const auto stamp = [](Packet& q, uint64_t id) {
+    q.id = id, q.flow_id = 9, q.path_dir = static_cast<uint8_t>(PathDir::fwd), q.traced = 1;
+  };
+  stamp(p, 11);
+  build_roce(p, test::eth_spec(true), test::ip_spec(), 1, b, nullptr, nullptr, 100);
+  EXPECT_EQ(p.id, 11u);
+  stamp(p, 12);
+  build_cm(p, test::eth_spec(true), test::ip_spec(), 0xC001, CmSpec{});
+  EXPECT_EQ(p.id, 12u);
+  stamp(p, 13);
+  build_pfc(p, 0x020000000001ull, 1u << 3, timers);
+  EXPECT_EQ(p.id, 13u);
+  stamp(p, 14);
+  build_cnp(p, test::eth_spec(true), test::ip_spec(), 1, 0x11);
+  EXPECT_EQ(p.id, 14u);
+  EXPECT_EQ(p.flow_id, 0u) << "the flow is the creator's to set after building";
+  EXPECT_EQ(p.path_dir, 0);
+  EXPECT_EQ(p.traced, 0);
 }
 
 }  // namespace
