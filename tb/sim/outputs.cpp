@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
@@ -288,6 +289,20 @@ std::string ps_to_ns_text(uint64_t ps) {
   char b[40];
   std::snprintf(b, sizeof b, "%" PRIu64 ".%03" PRIu64, ps / 1000, ps % 1000);
   return b;
+}
+
+void append_uint(std::string& o, uint64_t v) {
+  char b[24];
+  const auto r = std::to_chars(b, b + sizeof b, v);
+  o.append(b, r.ptr);
+}
+
+void append_ns(std::string& o, uint64_t ps) {
+  append_uint(o, ps / 1000);
+  const unsigned f = static_cast<unsigned>(ps % 1000);
+  const char d[4] = {'.', static_cast<char>('0' + f / 100), static_cast<char>('0' + f / 10 % 10),
+                     static_cast<char>('0' + f % 10)};
+  o.append(d, 4);
 }
 
 namespace {

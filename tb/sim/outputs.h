@@ -53,6 +53,10 @@ std::string json_num(double v);
 
 // "1234.560" for 1234560 ps: exact, fixed 3 decimals, no locale.
 std::string ps_to_ns_text(uint64_t ps);
+// The same text, and an integer's decimal digits, appended to o: for CSVs of
+// many rows (paths.csv, packet_trace.csv), without a stream or printf.
+void append_ns(std::string& o, uint64_t ps);
+void append_uint(std::string& o, uint64_t v);
 
 // pfc.csv and cc.csv: event logs. Their producers (switches, MACs, hosts)
 // append rows to a vector as events happen; the files list the rows in time

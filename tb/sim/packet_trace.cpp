@@ -98,27 +98,57 @@ void PacketTracer::on_depart(uint32_t sw, const pk::Packet& p, uint32_t port) {
   const uint64_t pause = paused_ps(S, port, e.hop.queue) - e.paused_at_admit_ps;
   const uint64_t ser = core::serialization_ps(pk::kPreambleSfdBytes + p.frame_len(), S.config().port_rates[port]);
   const sw::Hop& h = e.hop;
-  std::string r;
-  r.reserve(256);
-  r += std::to_string(p.id) + ',' + std::to_string(p.flow_id) + ',' + std::to_string(p.meta.psn) + ',' +
-       std::to_string(h.index) + ',' + S.basename() + ',' + std::to_string(h.in_port) + ',' + std::to_string(port) +
-       ',' + std::to_string(h.queue) + ',' + std::to_string(p.frame_len()) + ',' + ps_to_ns_text(p.created_ps) + ',' +
-       ps_to_ns_text(h.arrival_ps) + ',' + ps_to_ns_text(e.admit_ps) + ',' + ps_to_ns_text(h.eligible_ps) + ',' +
-       ps_to_ns_text(now) + ',' + std::to_string(h.depth_bytes) + ',' + std::to_string(h.depth_cells) + ',' +
-       ps_to_ns_text(e.admit_ps - h.arrival_ps) + ',' + ps_to_ns_text(pause) + ',' +
-       ps_to_ns_text(now - e.admit_ps - pause) + ',' + ps_to_ns_text(ser) + ',' + std::to_string(h.ecn_in) + ',' +
-       std::to_string(p.meta.ecn) + ",\n";
+  std::string& r = m_line;
+  r.clear();
+  const auto u = [&r](uint64_t v) { append_uint(r, v), r += ','; };
+  const auto ns = [&r](uint64_t v) { append_ns(r, v), r += ','; };
+  u(p.id);
+  u(p.flow_id);
+  u(p.meta.psn);
+  u(h.index);
+  r += S.basename();
+  r += ',';
+  u(h.in_port);
+  u(port);
+  u(h.queue);
+  u(p.frame_len());
+  ns(p.created_ps);
+  ns(h.arrival_ps);
+  ns(e.admit_ps);
+  ns(h.eligible_ps);
+  ns(now);
+  u(h.depth_bytes);
+  u(h.depth_cells);
+  ns(e.admit_ps - h.arrival_ps);
+  ns(pause);
+  ns(now - e.admit_ps - pause);
+  ns(ser);
+  u(h.ecn_in);
+  u(p.meta.ecn);
+  r += '\n';  // no one-way delay at a switch
   row(r);
   ++m_rows;
 }
 
 void PacketTracer::on_receive(const std::string& name, const pk::Packet& p) {
   const uint64_t now = core::now_ps();
-  std::string r;
-  r += std::to_string(p.id) + ',' + std::to_string(p.flow_id) + ',' + std::to_string(p.meta.psn) + ',' +
-       std::to_string(p.hops) + ',' + name + ",0,,," + std::to_string(p.frame_len()) + ',' +
-       ps_to_ns_text(p.created_ps) + ',' + ps_to_ns_text(now) + ",,,,,,,,,,," + std::to_string(p.meta.ecn) + ',' +
-       ps_to_ns_text(now - p.created_ps) + '\n';
+  std::string& r = m_line;
+  r.clear();
+  const auto u = [&r](uint64_t v) { append_uint(r, v), r += ','; };
+  u(p.id);
+  u(p.flow_id);
+  u(p.meta.psn);
+  u(p.hops);
+  r += name;
+  r += ",0,,,";  // in_port 0, no egress, no queue
+  u(p.frame_len());
+  append_ns(r, p.created_ps);
+  r += ',';
+  append_ns(r, now);
+  r += ",,,,,,,,,,,";  // admit_ns .. ecn_in: not at a receiver
+  u(p.meta.ecn);
+  append_ns(r, now - p.created_ps);
+  r += '\n';
   row(r);
   ++m_rows;
 }

@@ -79,6 +79,7 @@ class PacketTracer : public sw::HopObserver {
   std::unordered_map<uint64_t, Pending> m_pending;  // by packet id: admitted, not yet left
   std::FILE* m_file = nullptr;
   std::string m_path;
+  std::string m_line;  // the row being built (its storage reused)
   int m_err = 0;
   uint64_t m_rows = 0;
 };

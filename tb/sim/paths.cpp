@@ -71,17 +71,42 @@ uint64_t PathRecorder::changes(size_t f, pk::PathDir dir) const {
 }
 
 std::string PathRecorder::csv() const {
-  std::ostringstream o;
-  o << "flow_id,dir,hop,switch,in_port,out_port,group,member,queue,first_ns,last_ns,packets,bytes\n";
+  std::string o = "flow_id,dir,hop,switch,in_port,out_port,group,member,queue,first_ns,last_ns,packets,bytes\n";
   const size_t flows = m_dirs.size() / kDirs;
+  o.reserve(64 + flows * 4 * 3 * 72);
+  std::vector<Row> v;
   for (size_t f = 0; f < flows; ++f)
-    for (size_t d = 1; d < kDirs; ++d)
-      for (const Row& r : rows(f, static_cast<pk::PathDir>(d)))
-        o << f << ',' << pk::path_dir_name(static_cast<pk::PathDir>(d)) << ',' << unsigned(r.hop) << ','
-          << m_names[r.sw] << ',' << r.in_port << ',' << r.out_port << ',' << r.group << ',' << r.member << ','
-          << unsigned(r.queue) << ',' << ps_to_ns_text(r.first_ps) << ',' << ps_to_ns_text(r.last_ps) << ','
-          << r.packets << ',' << r.bytes << '\n';
-  return o.str();
+    for (size_t d = 1; d < kDirs; ++d) {
+      const Dir& dir = m_dirs[f * kDirs + d];
+      if (dir.rows.empty()) continue;
+      v = dir.rows;  // opening order is time order; a stable sort by hop keeps it within a hop
+      std::stable_sort(v.begin(), v.end(), [](const Row& a, const Row& b) { return a.hop < b.hop; });
+      const char* name = pk::path_dir_name(static_cast<pk::PathDir>(d));
+      for (const Row& r : v) {
+        append_uint(o, f);
+        o += ',';
+        o += name;
+        o += ',';
+        append_uint(o, r.hop);
+        o += ',';
+        o += m_names[r.sw];
+        for (uint64_t x : {uint64_t{r.in_port}, uint64_t{r.out_port}, uint64_t{r.group}, uint64_t{r.member},
+                           uint64_t{r.queue}}) {
+          o += ',';
+          append_uint(o, x);
+        }
+        o += ',';
+        append_ns(o, r.first_ps);
+        o += ',';
+        append_ns(o, r.last_ps);
+        o += ',';
+        append_uint(o, r.packets);
+        o += ',';
+        append_uint(o, r.bytes);
+        o += '\n';
+      }
+    }
+  return o;
 }
 
 }  // namespace rocesim::sim
