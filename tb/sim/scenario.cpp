@@ -696,6 +696,8 @@ Scenario read_scenario(const core::Config& cfg) {
   // stats.packet_trace names flows that exist.
   if (st.has("packet_trace")) {
     const CfgNode pt = st.map("packet_trace");
+    if (s.stats.packet_trace.any() && s.topology.kind == "direct")
+      st.fail_key("packet_trace", "packet traces follow packets through switches: the direct topology has none");
     const std::vector<CfgNode> ids = pt.seq("flows");
     for (size_t i = 0; i < s.stats.packet_trace.flows.size(); ++i)
       if (s.stats.packet_trace.flows[i] >= s.flows.size())

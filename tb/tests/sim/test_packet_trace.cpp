@@ -255,6 +255,9 @@ TEST(PacketTrace, BadSelectionsAreRefusedWithTheirPlace) {
   r = rocesim("validate " + sc + " --set 'stats.packet_trace={sample: 2}'");
   EXPECT_EQ(r.rc, 2);
   EXPECT_NE(r.err.find("stats.packet_trace.sample"), std::string::npos) << r.err;
+  r = rocesim("validate " + src_dir() + "/configs/scenarios/two_hosts.yaml --set 'stats.packet_trace={sample: 0.5}'");
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("direct topology has none"), std::string::npos) << r.err;
   r = rocesim("run " + sc + " --out " + dir + "/o --quiet --set 'stats.packet_trace={flows: [3], tags: [x]}'");
   EXPECT_EQ(r.rc, 2);
   EXPECT_FALSE(exists(dir + "/o/packet_trace.csv")) << "nothing written";
