@@ -1,5 +1,6 @@
 // RoCEv2 flow analytics of one switch (the second seed article, issue 14), as
-// a pure block: no SystemC. The caller (later: the switch) hands it frames
+// a pure block: no SystemC. The caller (the switch: sw::Switch::set_analytics,
+// on_parsed() at admission; tb/sim/analytics_run.h in a run) hands it frames
 // with their ingress port and the simulated time in ps; the block keeps a
 // flow table and emits flow records to sinks (export.h: JSON lines, IPFIX).
 //
