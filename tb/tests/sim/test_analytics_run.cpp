@@ -274,6 +274,52 @@ TEST(AnalyticsRun, TsharkDecodesTheRunsIpfixFileAsItsJsonLines) {
   if (!HasFailure()) std::system(("rm -rf " + x.dir).c_str());
 }
 
+// Performance mode: a rule (h0 -> h8, the QP of h0's flow at h8) selects
+// that flow and its return direction, nothing else; only analysed ports
+// mirror: with the leaves' host ports off, only the spines track anything.
+TEST(AnalyticsRun, PerformanceRulesAndPortsSelectWhatIsAnalysed) {
+  const RunOut base = run(src_dir() + kScenario, "--set links.lossy=[]");
+  ASSERT_EQ(base.r.rc, 0) << base.r.err;
+  ASSERT_EQ(base.flows.at(0, "src"), "h0");
+  ASSERT_EQ(base.flows.at(0, "dst"), "h8");
+  const RunOut x = run(src_dir() + kScenario, "--set links.lossy=[] --set switch.analytics.mode=performance "
+                                              "--set 'switch.analytics.rules=[{src: " + ip_of("h0") + "/32, dst: " +
+                                                  ip_of("h8") + "/32, qp: " + base.flows.at(0, "dst_qp") + "}]'");
+  ASSERT_EQ(x.r.rc, 0) << x.r.err;
+  // Flow 0, and no flow between other hosts. (Flow 8, h8 -> h0, may be set
+  // up too: its REQ matches the return rule and its REP the forward rule by
+  // addresses, as analyzer.h says CM MADs are matched.)
+  const std::map<FlowKey, size_t> rep = report_rows(x.report);
+  ASSERT_EQ(rep.count(key_of(x.flows, 0)), 1u);
+  for (const auto& [k, row] : rep) {
+    const std::set<std::string> ends{std::get<0>(k), std::get<1>(k)};
+    EXPECT_EQ(ends, (std::set<std::string>{ip_of("h0"), ip_of("h8")}));
+  }
+  // The flow's packets both ways, as loss mode counted them at its leaves.
+  const std::map<FlowKey, size_t> all = report_rows(base.report);
+  const size_t i = rep.at(key_of(x.flows, 0)), j = all.at(key_of(base.flows, 0));
+  EXPECT_EQ(x.report.at(i, "c2s_packets"), base.report.at(j, "c2s_packets"));
+  EXPECT_EQ(x.report.at(i, "s2c_packets"), base.report.at(j, "s2c_packets"));
+  // Ports 0..3 only: a leaf's host ports (its uplinks are 4 and 5), every
+  // port of a spine (it has 4). A leaf then sees the REQs and RTUs but not
+  // the REPs, which come from the spines: it tracks nothing. The spines
+  // track what they tracked with every port analysed.
+  const RunOut p = run(src_dir() + kScenario, "--set links.lossy=[] --set 'switch.analytics.ports=[0, 1, 2, 3]'");
+  ASSERT_EQ(p.r.rc, 0) << p.r.err;
+  for (int l = 0; l < 4; ++l) {
+    const std::string leaf = "leaf" + std::to_string(l);
+    EXPECT_EQ(counter(p.summary, leaf, "flows_created"), 0u) << leaf;
+    EXPECT_GT(counter(p.summary, leaf, "rtu_without_rep"), 0u) << leaf;
+    EXPECT_GT(counter(p.summary, leaf, "not_selected"), 0u) << leaf;
+  }
+  EXPECT_GT(counter(base.summary, "spine0", "flows_created") + counter(base.summary, "spine1", "flows_created"), 0u);
+  for (const char* sp : {"spine0", "spine1"}) {
+    EXPECT_EQ(counter(p.summary, sp, "flows_created"), counter(base.summary, sp, "flows_created")) << sp;
+    EXPECT_EQ(counter(p.summary, sp, "not_selected"), 0u) << sp;
+  }
+  if (!HasFailure()) std::system(("rm -rf " + base.dir + " " + x.dir + " " + p.dir).c_str());
+}
+
 // Nothing is written when analytics is off; same seed, same bytes when on.
 TEST(AnalyticsRun, OffWritesNothingAndOnIsDeterministic) {
   const RunOut off = run(src_dir() + kScenario, "--set switch.analytics.enabled=false");
