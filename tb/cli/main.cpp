@@ -585,6 +585,7 @@ int run_main(int argc, char** argv) {
   }
   if (!fabric.open_pcaps(pcaps, a.out + "/pcap", why) || !fabric.open_time_series(a.out, why) ||
       !fabric.open_event_logs(a.out, why) || !fabric.open_packet_trace(a.out, why) ||
+      !fabric.open_analytics(a.out, why) ||
       (!a.record_ops.empty() && !fabric.open_op_record(a.record_ops, why))) {
     std::cerr << "rocesim: " << why << "\n";
     return kFail;
@@ -634,6 +635,7 @@ int run_main(int argc, char** argv) {
   if (inv && !inv->ok()) status.reason = "invariant violated: " + inv->violation().message();
   std::vector<sim::OutputFailure> failed;
   fabric.close_streams(failed);
+  fabric.finish_analytics(res.sim_time_ps, failed);  // switch.analytics: the last records, flow_report.csv
   if (tracer) {
     std::string file, err;
     if (!tracer->close(res.sim_time_ps, file, err)) failed.push_back({file, err});
@@ -691,6 +693,8 @@ int run_main(int argc, char** argv) {
     if (sampler.has_classes()) files.push_back("classes.csv");
     if (sampler.has_flow_series()) files.push_back("flow_series.csv");
     if (fabric.has_cc_log()) files.push_back("cc.csv");
+    if (fabric.analytics())
+      for (const char* f : {"flow_records.jsonl", "flow_records.ipfix", "flow_report.csv"}) files.push_back(f);
     if (!pcaps.empty()) files.push_back("pcap/");
     std::cout << sim::summary_table(sim::digest(fabric, res), fabric, res, a.out, files);
     if (tracer)

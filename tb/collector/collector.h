@@ -2,7 +2,8 @@
 // article's TDA): reads the flow records every switch exported as JSON lines
 // (docs/analytics.md), joins them per flow, rebuilds each direction's path
 // through the fabric from the ingress ports, and writes one CSV row per flow.
-// Pure functions, no SystemC; not wired into the CLI yet.
+// Pure functions, no SystemC; a run with switch.analytics calls them at its
+// end (tb/sim/analytics_run.h) to write DIR/flow_report.csv.
 //
 // Contract with the switches: a record's `domain` is the switch's node index
 // in the Topology (topology.h), so (domain, ingress_port) names a port and

@@ -397,7 +397,8 @@ void Host::queue_ctrl(pk::Packet* p) {
 }
 
 void Host::send_ack(RecvState& st, uint32_t psn, uint8_t syndrome) {
-  const FlowRecord& r = *st.rec;
+  FlowRecord& r = *st.rec;
+  if (syndrome == rc::kNakPsnSeqError) ++r.naks_sent;
   pk::EthSpec eth;
   pk::Ipv4Spec ip;
   headers(eth, ip, st.peer_mac, st.peer_ip, r.pcp, r.dscp, m_cfg.ecn);
@@ -518,6 +519,11 @@ pk::Packet* Host::next_frame() {
     s.deficit -= len;
     if (r.first_tx_ps == UINT64_MAX) r.first_tx_ps = now;
     const rc::TxPacket tx = s.qp.send(now);
+    if (m_cfg.rc && !tx.retransmission && s.qp.ack_request(tx.index) && s.rtt_n < SendState::kRttPending) {
+      const uint32_t k = (s.rtt_head + s.rtt_n++) % SendState::kRttPending;
+      s.rtt_index[k] = tx.index;
+      s.rtt_sent_ps[k] = now;
+    }
     pk::Packet* p = make_packet(s, tx);
     if (!s.qp.has_data()) s.deficit = 0;  // an idle QP keeps no credit
     const bool keep = s.qp.has_data() && s.deficit >= payload_of(s, s.qp.next_index());
@@ -592,6 +598,7 @@ void Host::on_rto() {
       // Timeout: back to the oldest unacknowledged packet. The event is armed
       // for rto after it even though nothing is outstanding until the resend.
       ++s.rec->timeouts;
+      s.rtt_n = 0;  // Karn: the requests waiting are sent again
       activate(i);
       kick = true;
       m_timed[kept++] = i;
@@ -650,7 +657,19 @@ void Host::on_ack(const pk::Meta& m) {
   SendState& s = m_send[i];
   FlowRecord& r = *s.rec;
   const uint64_t now = core::now_ps();
-  if (m.aeth_syndrome >> 5 == 0) {  // ACK: everything up to psn received
+  // RTT samples: the waiting requests this ACK (<= its index) or NAK (< its index) covers.
+  const bool ack = m.aeth_syndrome >> 5 == 0, nak = m.aeth_syndrome == rc::kNakPsnSeqError;
+  if (ack || nak) {
+    const uint64_t ai = rc::index_of(s.qp.snd_una(), m.psn);
+    while (s.rtt_n && (ack ? s.rtt_index[s.rtt_head] <= ai : s.rtt_index[s.rtt_head] < ai)) {
+      ++r.rtt_samples;
+      r.rtt_sum_ps += now - s.rtt_sent_ps[s.rtt_head];
+      s.rtt_head = (s.rtt_head + 1) % SendState::kRttPending;
+      --s.rtt_n;
+    }
+    if (nak) s.rtt_n = 0;  // go back N: what still waits is sent again (Karn)
+  }
+  if (ack) {  // ACK: everything up to psn received
     if (s.qp.on_ack(m.psn, now)) {
       if (s.qp.done() && r.acked_ps == UINT64_MAX) r.acked_ps = now;
       mac.kick();  // the window may have opened

@@ -64,6 +64,15 @@ struct FlowRecord {
   uint64_t retransmitted = 0;          // data packets sent again (go-back-N, timeout)
   uint64_t timeouts = 0;
   uint64_t naks_received = 0;
+  uint64_t naks_sent = 0;              // receiver: NAKs (PSN sequence error) it sent for this flow's data
+  // Requester RTT (issue 14: what in-switch analytics is checked against):
+  // a request (a first transmission carrying AckReq: a message's last packet
+  // or every ack_every-th) sent at t, sampled when the first ACK covering its
+  // PSN arrives (ACK p covers <= p, NAK p covers < p), minus t. Karn's rule:
+  // a go-back (NAK, timeout) drops the requests still waiting; at most
+  // kRttPending wait at a time (more are not sampled).
+  uint64_t rtt_samples = 0;
+  uint64_t rtt_sum_ps = 0;
   uint64_t cnps_received = 0, cnps_sent = 0;
   uint64_t acked_ps = UINT64_MAX;      // sender saw the last byte acknowledged
   // RC connection setup (hosts.cm): CM REQs sent again after hosts.rto
@@ -211,6 +220,11 @@ class Host : public sc_core::sc_module,
     uint64_t deficit = 0;              // DRR among QPs: payload bytes this QP may still send
     uint16_t udp_sport = 0;
     uint64_t cc_key = rc::kNever;      // rp->next_event_ps() as last put in m_cc_heap
+    // Requests waiting for their ACK (FlowRecord::rtt_*), oldest first: a ring.
+    static constexpr uint32_t kRttPending = 8;
+    uint64_t rtt_index[kRttPending] = {};
+    uint64_t rtt_sent_ps[kRttPending] = {};
+    uint32_t rtt_head = 0, rtt_n = 0;
     std::unique_ptr<cc::DcqcnRp> rp;   // DCQCN reaction point (with cc: dcqcn)
   };
   struct RecvState {

@@ -35,6 +35,11 @@ constexpr double kPacketDescriptor = 768.0;       // a packet::Packet in the poo
 constexpr double kPcapWriter = 72.0 * 1024;       // stdio buffer + one frame
 // Output rows (typical line lengths, rounded up).
 constexpr double kQueueRow = 96, kFlowSeriesRow = 64, kFlowRow = 256, kHpccRow = 48, kPortRow = 80, kClassRow = 64;
+// switch.analytics (tlm/analytics): a flow entry (sizeof of Analyzer::Flow),
+// an index slot, a pending REQ; a record's JSON line (at most, with four loss
+// times per direction) and IPFIX data record; a flow_report.csv row.
+constexpr double kAnalyticsFlow = 632, kAnalyticsSlot = 20, kAnalyticsPending = 40;
+constexpr double kRecordJson = 1100, kRecordIpfix = 260, kReportRow = 200;
 
 uint64_t sat(double v) {
   if (!(v > 0)) return 0;
@@ -152,6 +157,15 @@ Estimate estimate(const Scenario& s, const std::vector<CaptureSpec>& captures, u
     if (tables > 0) add(e.memory, "ECMP bucket tables", table_bytes, num(tables) + " tables");
   }
   add(e.memory, "flows", flows * kPerFlow, num(flows) + " x " + bytes_text(sat(kPerFlow)));
+  const AnalyticsSpec& an = s.sw.analytics;
+  if (an.enabled && switches > 0) {
+    // switch.analytics: per switch its flow table (an entry and at most 8
+    // index slots per flow: docs/analytics.md "Memory") and pending table
+    // (an entry and at most 4 slots per REQ), allocated at construction.
+    const double per = static_cast<double>(an.c.table_capacity) * (kAnalyticsFlow + 8 * kAnalyticsSlot) +
+                       static_cast<double>(an.c.pending_capacity) * (kAnalyticsPending + 4 * kAnalyticsSlot);
+    add(e.memory, "analytics tables", switches * per, num(switches) + " switches x " + bytes_text(sat(per)));
+  }
   {
     // Cells a frame of a full MTU occupies, and the traffic in such frames.
     const double frame = s.max_frame_bytes();
@@ -207,6 +221,15 @@ Estimate estimate(const Scenario& s, const std::vector<CaptureSpec>& captures, u
             num(r));
   }
   add(e.output, "flows.csv", flows * (kFlowRow + kHpccRow), num(flows) + " flows x " + num(kFlowRow + kHpccRow) + " B");
+  if (an.enabled && switches > 0) {
+    // Records: per switch at most min(flows, table) flows at a time, each
+    // exported every active_timeout and at its end; a JSON line and an IPFIX
+    // record each (flow_report.csv adds a row per flow).
+    const double per_switch = std::min(flows, static_cast<double>(an.c.table_capacity)) *
+                              (std::floor(static_cast<double>(s.sim.duration_ps) / an.c.active_timeout_ps) + 2);
+    add(e.output, "flow records", switches * per_switch * (kRecordJson + kRecordIpfix) + flows * kReportRow,
+        num(switches) + " switches x " + num(per_switch) + " records x " + num(kRecordJson + kRecordIpfix) + " B");
+  }
   e.output_bytes = total(e.output);
   return e;
 }

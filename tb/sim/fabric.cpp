@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "core/time.h"
+#include "sim/analytics_run.h"
 #include "sim/outputs.h"
 #include "sim/packet_trace.h"
 #include "sim/paths.h"

@@ -33,6 +33,7 @@ class EventCsvStream;  // sim/outputs.h
 class Sampler;         // sim/sampler.h
 class PathRecorder;    // sim/paths.h
 class PacketTracer;    // sim/packet_trace.h
+class FabricAnalytics; // sim/analytics_run.h
 
 struct PcapRequest {
   std::string arg;   // as given, for messages
@@ -162,6 +163,13 @@ class Fabric : public sc_core::sc_module, public host::FlowListener {
   // exit, docs/performance.md).
   bool teardown_writes_nothing() const { return m_rtl.empty(); }
 
+  // switch.analytics (sim/analytics_run.h): null when off. open_analytics()
+  // before run() writes the record files into DIR; finish_analytics() after
+  // it exports what is left and writes flow_report.csv (both do nothing when off).
+  FabricAnalytics* analytics() const { return m_analytics.get(); }
+  bool open_analytics(const std::string& dir, std::string& why);
+  void finish_analytics(uint64_t end_ps, std::vector<OutputFailure>& failed);
+
   const Scenario& scenario() const { return m_s; }
   const std::vector<host::FlowRecord>& flows() const { return m_flows; }
   const link::Ledger& ledger() const { return m_ledger; }
@@ -214,6 +222,7 @@ class Fabric : public sc_core::sc_module, public host::FlowListener {
   size_t m_flows_left = 0;
   std::unique_ptr<InvariantChecker> m_inv;  // --check-invariants
   std::vector<rtl::QmRtl*> m_rtl;           // rtl/lockstep: each switch's RTL (owned by the switch)
+  std::unique_ptr<FabricAnalytics> m_analytics;  // switch.analytics
 };
 
 }  // namespace rocesim::sim

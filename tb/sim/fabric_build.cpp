@@ -12,6 +12,7 @@
 #include <string>
 
 #include "core/time.h"
+#include "sim/analytics_run.h"
 #include "sim/outputs.h"
 #include "sim/packet_trace.h"
 #include "sim/paths.h"
@@ -136,6 +137,8 @@ Fabric::Fabric(sc_module_name name, const Scenario& s) : sc_module(name), m_s(s)
       link::LinkConfig lc = m_s.links.link;
       lc.rate_bps = l.rate_bps;
       lc.length_mm = l.length_mm;
+      for (const LossyLink& x : m_s.links.lossy)  // links.lossy: this cable's own loss
+        if (&T.links[T.port_link[x.node][x.port]] == &l) lc.loss = x.loss;
       const std::string lname = "link_" + T.nodes[l.a.node].name + "_" + std::to_string(l.a.port) + "_" +
                                 T.nodes[l.b.node].name + "_" + std::to_string(l.b.port);
       m_links.push_back(std::make_unique<link::Link>(lname.c_str(), lc, m_ledger, m_s.seed));
@@ -254,6 +257,12 @@ Fabric::Fabric(sc_module_name name, const Scenario& s) : sc_module(name), m_s(s)
   }
 
   m_sampler = std::make_unique<Sampler>(m_s, m_hosts, m_switches, m_flows);
+  if (m_s.sw.analytics.enabled && !m_switches.empty()) {
+    std::vector<uint32_t> nodes(m_switches.size());
+    for (uint32_t n = 0; n < m_sw_index.size(); ++n)
+      if (m_sw_index[n] >= 0) nodes[static_cast<size_t>(m_sw_index[n])] = n;
+    m_analytics = std::make_unique<FabricAnalytics>(m_s, m_switches, nodes);
+  }
   if (m_switches.empty()) return;
   if (m_s.stats.paths) {
     std::vector<std::string> names;
@@ -271,6 +280,14 @@ Fabric::Fabric(sc_module_name name, const Scenario& s) : sc_module(name), m_s(s)
   }
   if (hops)
     for (size_t i = 0; i < m_switches.size(); ++i) m_switches[i]->set_hop_observer(hops, static_cast<uint32_t>(i));
+}
+
+bool Fabric::open_analytics(const std::string& dir, std::string& why) {
+  return !m_analytics || m_analytics->open(dir, why);
+}
+
+void Fabric::finish_analytics(uint64_t end_ps, std::vector<OutputFailure>& failed) {
+  if (m_analytics) m_analytics->finish(end_ps, failed);
 }
 
 }  // namespace rocesim::sim

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/time.h"
+#include "sim/analytics_run.h"
 #include "sim/digest.h"
 #include "sim/paths.h"
 
@@ -362,6 +363,61 @@ void port_json(std::ostringstream& o, bool& first, const std::string& node, cons
 std::string json_quote(const std::string& s) { return json_str(s); }
 std::string json_num(double v) { return num(v); }
 
+// summary.json `analytics` (switch.analytics on): every counter of each
+// switch's analyzer (analytics::Stats, docs/analytics.md) and their totals.
+std::string analytics_json(const FabricAnalytics& an) {
+  using St = analytics::Stats;
+  static const std::pair<const char*, uint64_t St::*> kCounters[] = {
+      {"frames", &St::frames},
+      {"not_selected", &St::not_selected},
+      {"mirrored", &St::mirrored},
+      {"capacity_dropped", &St::capacity_dropped},
+      {"bad_frames", &St::bad_frames},
+      {"non_ipv4", &St::non_ipv4},
+      {"non_roce", &St::non_roce},
+      {"unsupported_opcode", &St::unsupported_opcode},
+      {"cm_packets", &St::cm_packets},
+      {"cm_other", &St::cm_other},
+      {"pending_full", &St::pending_full},
+      {"pending_expired", &St::pending_expired},
+      {"rep_without_req", &St::rep_without_req},
+      {"rtu_without_rep", &St::rtu_without_rep},
+      {"flows_created", &St::flows_created},
+      {"setups_not_tracked", &St::setups_not_tracked},
+      {"setups_duplicate", &St::setups_duplicate},
+      {"flows_replaced", &St::flows_replaced},
+      {"tracked_packets", &St::tracked_packets},
+      {"untracked_packets", &St::untracked_packets},
+      {"aged_idle", &St::aged_idle},
+      {"aged_active", &St::aged_active},
+      {"records", &St::records},
+      {"records_exported", &St::records_exported},
+      {"records_dropped", &St::records_dropped},
+  };
+  std::ostringstream o;
+  St total;
+  o << "  \"analytics\": {\"mode\": \""
+    << (an.size() && an.analyzer(0).config().mode == analytics::Mode::performance ? "performance" : "loss")
+    << "\", \"started\": " << (an.started() ? "true" : "false") << ", \"switches\": [";
+  for (size_t i = 0; i < an.size(); ++i) {
+    const St& st = an.analyzer(i).stats();
+    o << (i ? ",\n" : "\n") << "    {\"name\": " << json_quote(an.name(i)) << ", \"domain\": " << an.node(i);
+    for (const auto& [name, m] : kCounters) {
+      o << ", \"" << name << "\": " << st.*m;
+      total.*m += st.*m;
+    }
+    o << "}";
+  }
+  o << (an.size() ? "\n  ], " : "], ") << "\"total\": {";
+  bool first = true;
+  for (const auto& [name, m] : kCounters) {
+    o << (first ? "" : ", ") << "\"" << name << "\": " << total.*m;
+    first = false;
+  }
+  o << "}},\n";
+  return o.str();
+}
+
 std::string summary_json(Fabric& f, const RunResult& r, const RunStatus& st) {
   const Scenario& s = f.scenario();
   const link::Ledger& L = f.ledger();
@@ -582,6 +638,7 @@ std::string summary_json(Fabric& f, const RunResult& r, const RunStatus& st) {
       }
   o << "  \"ecn\": {\"seen\": " << eseen << ", \"marked\": " << emarked << ", \"would_mark\": " << ewould << "},\n";
   o << "  \"buffer\": {\"peak_cells\": " << peak_cells << ", \"peak_bytes\": " << peak_bytes << "},\n";
+  if (const FabricAnalytics* an = f.analytics()) o << analytics_json(*an);
   // The figures of the end-of-run table (sim/digest.h).
   o << digest_json(digest(f, r));
   if (f.paths()) o << ecmp_summary_json(f);
@@ -655,7 +712,10 @@ std::string flows_csv(const Fabric& f) {
   std::ostringstream o;
   o << "flow_id,src,dst,src_qp,dst_qp,size_bytes,messages,rate_bps,start_ns,first_tx_ns,first_rx_ns,finish_ns,fct_ns,"
        "ideal_fct_ns,slowdown,packets_sent,packets_received,bytes_received,psn_errors,completed,retransmitted,timeouts,"
-       "naks_received,cnps_sent,cnps_received,tag,cm_retries,setup_done_ns,path,rev_path,path_changes\n";
+       "naks_received,cnps_sent,cnps_received,tag,cm_retries,setup_done_ns,path,rev_path,path_changes";
+  // switch.analytics: the NIC-side figures the analytics is checked against.
+  const bool an = f.scenario().sw.analytics.enabled;
+  o << (an ? ",naks_sent,rtt_samples,rtt_avg_ns\n" : "\n");
   for (const auto& r : f.flows()) {
     const uint64_t ideal = f.ideal_fct_ps(r);
     o << r.id << ",h" << r.src << ",h" << r.dst << "," << r.src_qp << "," << r.dst_qp << "," << r.total_bytes() << ","
@@ -681,6 +741,9 @@ std::string flows_csv(const Fabric& f) {
         << pr->changes(r.id, packet::PathDir::fwd) + pr->changes(r.id, packet::PathDir::rev);
     else
       o << ",,";
+    if (an)
+      o << "," << r.naks_sent << "," << r.rtt_samples << ","
+        << (r.rtt_samples ? ps_to_ns_text(r.rtt_sum_ps / r.rtt_samples) : "");
     o << "\n";
   }
   return o.str();

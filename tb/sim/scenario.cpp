@@ -172,29 +172,70 @@ const KeyTable<LinksSection>& links_keys() {
          }
          return "[" + o + "]";
        }},
+      {"lossy", "list of `{link, loss}`",
+       "lossy cables: the cable with one end at `link` (`NODE:PORT`, e.g. `spine0:1`) loses each frame, in each "
+       "direction, with probability `loss` (in place of `links.loss`; counted under `link_loss`)",
+       [](const CfgNode& n, const std::string& k, S& s) {
+         if (!n.has(k)) {
+           (void)n.seq(k);
+           return;
+         }
+         s.lossy.clear();
+         for (const CfgNode& e : n.seq(k)) {
+           LossyLink l;
+           l.link = e.str("link");
+           l.loss = e.real("loss", 0.0, 0.0, 1.0);
+           if (!e.has("loss")) e.missing("loss");
+           e.finish();
+           s.lossy.push_back(l);
+         }
+       },
+       [](const S& s) {
+         std::string o;
+         for (const LossyLink& l : s.lossy)
+           o += (o.empty() ? "{" : ", {") + std::string("link: ") + l.link + ", loss: " + real_text(l.loss) + "}";
+         // Not written when empty: resolved configurations from before the key stay as they were.
+         return o.empty() ? o : "[" + o + "]";
+       },
+       "none"},
   };
   return t;
 }
 
-// links.failures[].link against the topology: NODE:PORT names a cabled port.
+// A `link: NODE:PORT` of entry e of links.<what> against the topology: a
+// cabled port; node and port out.
+void resolve_link_end(const CfgNode& e, const std::string& text, const char* what, const Scenario& s, uint32_t& node,
+                      uint32_t& port) {
+  const size_t colon = text.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == text.size())
+    e.fail_key("link", "'" + text + "': give one end of the cable as NODE:PORT, e.g. leaf0:16");
+  const std::string name = text.substr(0, colon), p = text.substr(colon + 1);
+  if (p.find_first_not_of("0123456789") != std::string::npos || p.size() > 6)
+    e.fail_key("link", "'" + text + "': the port is a number");
+  if (s.topology.kind == "direct") e.fail_key("link", std::string(what) + " need a switch topology (topology.kind)");
+  const uint32_t n = s.topo.find(name);
+  if (n == topology::kNoNode) e.fail_key("link", "'" + text + "': no node '" + name + "' in this topology");
+  const uint32_t pi = static_cast<uint32_t>(std::stoul(p));
+  if (pi >= s.topo.port_link[n].size()) e.fail_key("link", "'" + text + "': " + name + " has no cable on port " + p);
+  node = n;
+  port = pi;
+}
+
+// links.failures[].link and links.lossy[].link against the topology: NODE:PORT names a cabled port.
 void resolve_failures(const CfgNode& links, Scenario& s) {
   const std::vector<CfgNode> items = links.seq("failures");
   for (size_t i = 0; i < s.links.failures.size(); ++i) {
     LinkFailure& f = s.links.failures[i];
-    const CfgNode& e = items.at(i);
-    const size_t colon = f.link.rfind(':');
-    if (colon == std::string::npos || colon == 0 || colon + 1 == f.link.size())
-      e.fail_key("link", "'" + f.link + "': give one end of the cable as NODE:PORT, e.g. leaf0:16");
-    const std::string node = f.link.substr(0, colon), port = f.link.substr(colon + 1);
-    if (port.find_first_not_of("0123456789") != std::string::npos || port.size() > 6)
-      e.fail_key("link", "'" + f.link + "': the port is a number");
-    if (s.topology.kind == "direct") e.fail_key("link", "link failures need a switch topology (topology.kind)");
-    const uint32_t n = s.topo.find(node);
-    if (n == topology::kNoNode) e.fail_key("link", "'" + f.link + "': no node '" + node + "' in this topology");
-    const uint32_t p = static_cast<uint32_t>(std::stoul(port));
-    if (p >= s.topo.port_link[n].size()) e.fail_key("link", "'" + f.link + "': " + node + " has no cable on port " + port);
-    f.node = n;
-    f.port = p;
+    resolve_link_end(items.at(i), f.link, "link failures", s, f.node, f.port);
+  }
+  const std::vector<CfgNode> lossy = links.seq("lossy");
+  for (size_t i = 0; i < s.links.lossy.size(); ++i) {
+    LossyLink& l = s.links.lossy[i];
+    resolve_link_end(lossy.at(i), l.link, "lossy links", s, l.node, l.port);
+    for (size_t j = 0; j < i; ++j)
+      if (s.topo.port_link[s.links.lossy[j].node][s.links.lossy[j].port] == s.topo.port_link[l.node][l.port])
+        lossy.at(i).fail_key("link", "'" + l.link + "': the same cable as links.lossy[" + std::to_string(j) + "] (" +
+                                         s.links.lossy[j].link + ")");
   }
 }
 
@@ -661,6 +702,7 @@ Scenario read_scenario(const core::Config& cfg) {
   build_topology(topo, s);
   resolve_failures(root.map("links"), s);
   check_ecmp_names(swn.map("ecmp"), s.sw.ecmp, s.topo);
+  check_analytics(swn.map("analytics"), s.sw.analytics, s.topo, s.topology.kind == "direct");
   s.pfc = read_pfc(root.map("pfc"), s.num_hosts());
   {
     // A configured refresh applies to every switch port and, with PFC from a

@@ -51,11 +51,21 @@ struct LinkFailure {
   uint64_t detection_ps = 10000000;   // 10 us
 };
 
+// A lossy cable (links.lossy[]): the cable with one end at `link`
+// ("NODE:PORT", resolved against the topology) loses each frame, in each
+// direction, with probability `loss` (in place of links.loss).
+struct LossyLink {
+  std::string link;
+  uint32_t node = 0, port = 0;
+  double loss = 0.0;
+};
+
 struct LinksSection {
   link::LinkConfig link;              // rate and cable: direct topology; delay_per_m and loss: every link
   bool check_fcs = true;
   bool check_icrc = true;
   std::vector<LinkFailure> failures;
+  std::vector<LossyLink> lossy;
 };
 
 struct HostsSection {

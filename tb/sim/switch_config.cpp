@@ -625,6 +625,153 @@ const KeyTable<EcmpSpec>& ecmp_keys() {
   return t;
 }
 
+// switch.analytics (docs/analytics.md): the block's parameters (over
+// AnalyticsSpec, its analytics::Config in c), the rules and ports.
+
+// "A.B.C.D/LEN" (LEN 0..32; without "/LEN" a host, /32) -> ip, len.
+bool parse_prefix(const std::string& t, uint32_t& ip, uint8_t& len) {
+  const size_t slash = t.find('/');
+  const std::string a = t.substr(0, slash);
+  uint32_t v = 0;
+  int parts = 0;
+  size_t i = 0;
+  while (parts < 4) {
+    size_t j = i;
+    uint32_t o = 0;
+    while (j < a.size() && a[j] >= '0' && a[j] <= '9' && j - i < 3) o = o * 10 + uint32_t(a[j++] - '0');
+    if (j == i || o > 255) return false;
+    v = v << 8 | o;
+    ++parts;
+    if (parts < 4) {
+      if (j >= a.size() || a[j] != '.') return false;
+      ++j;
+    } else if (j != a.size()) {
+      return false;
+    }
+    i = j;
+  }
+  uint32_t l = 32;
+  if (slash != std::string::npos) {
+    const std::string n = t.substr(slash + 1);
+    if (n.empty() || n.size() > 2 || n.find_first_not_of("0123456789") != std::string::npos) return false;
+    l = uint32_t(std::stoul(n));
+    if (l > 32) return false;
+  }
+  ip = v;
+  len = static_cast<uint8_t>(l);
+  return true;
+}
+
+std::string prefix_text(uint32_t ip, uint8_t len) {
+  return std::to_string(ip >> 24) + "." + std::to_string(ip >> 16 & 255) + "." + std::to_string(ip >> 8 & 255) + "." +
+         std::to_string(ip & 255) + "/" + std::to_string(len);
+}
+
+const KeyTable<AnalyticsSpec>& analytics_keys() {
+  using S = AnalyticsSpec;
+  constexpr uint64_t kHourPs = 3600ull * 1000000000000ull;
+  constexpr uint64_t kMaxRatePerS = 1000000000000ull;  // the block's bound (analytics::check_config)
+  static const KeyTable<S> t{
+      keys::boolean<S>("enabled", ROCESIM_MEMBER(enabled),
+                       "flow analytics on every switch: matching, flow table, export; outputs `flow_records.jsonl`, "
+                       "`flow_records.ipfix`, `flow_report.csv` and summary.json `analytics`"),
+      keys::choice<S>(
+          "mode", {"loss", "performance"},
+          [](const S& a) { return std::string(a.c.mode == analytics::Mode::loss ? "loss" : "performance"); },
+          [](S& a, const std::string& w) { a.c.mode = w == "loss" ? analytics::Mode::loss : analytics::Mode::performance; },
+          "`loss`: every RoCEv2 frame on the analysed ports, rules installed automatically (no `rules`); "
+          "`performance`: the frames the `rules` select (and their return direction)"),
+      {"rules", "list of `{src, dst, qp}`",
+       "`performance`: user ACL rules, at most `max_rules`: IPv4 prefixes `src` and `dst` (`A.B.C.D/LEN`, default "
+       "`0.0.0.0/0`) and an optional `qp`, the Dest QP of the traffic src -> dst; the return-direction rule is "
+       "installed with each",
+       [](const CfgNode& n, const std::string& k, S& a) {
+         if (!n.has(k)) {
+           (void)n.seq(k);
+           return;
+         }
+         a.rules.clear();
+         for (const CfgNode& e : n.seq(k)) {
+           analytics::Rule r;
+           for (const char* key : {"src", "dst"}) {
+             const std::string v = e.str(key, "0.0.0.0/0");
+             uint32_t ip = 0;
+             uint8_t len = 0;
+             if (!parse_prefix(v, ip, len)) e.fail_key(key, "'" + v + "': expected an IPv4 prefix A.B.C.D/LEN (LEN 0..32)");
+             (key[0] == 's' ? r.src_ip : r.dst_ip) = ip;
+             (key[0] == 's' ? r.src_len : r.dst_len) = len;
+           }
+           r.has_qp = e.has("qp");
+           if (r.has_qp) r.qp = static_cast<uint32_t>(e.integer("qp", 0, 0, 0xffffff));
+           e.finish();
+           a.rules.push_back(r);
+         }
+       },
+       [](const S& a) {
+         std::string o;
+         for (const analytics::Rule& r : a.rules) {
+           o += (o.empty() ? "{" : ", {") + std::string("src: ") + prefix_text(r.src_ip, r.src_len) +
+                ", dst: " + prefix_text(r.dst_ip, r.dst_len);
+           if (r.has_qp) o += ", qp: " + std::to_string(r.qp);
+           o += "}";
+         }
+         return "[" + o + "]";
+       }},
+      keys::integer<S>("max_rules", ROCESIM_MEMBER(c.max_rules), 1, 4096, "`performance`: rules the block holds"),
+      {"ports", "`all` or a list of port numbers",
+       "the ingress ports analysed on every switch (a port a switch lacks is ignored on it)",
+       [](const CfgNode& n, const std::string& k, S& a) {
+         if (!n.has(k)) return;
+         const CfgNode v = n.child(k);
+         if (!v.is_seq()) {
+           if (n.str(k) != "all") n.fail_key(k, "expected `all` or a list of port numbers");
+           a.ports.clear();
+           return;
+         }
+         a.ports.clear();
+         const std::vector<CfgNode> items = n.seq(k);
+         if (items.empty()) n.fail_key(k, "give at least one port (or `all`): with none nothing is analysed");
+         for (const CfgNode& e : items) a.ports.push_back(static_cast<uint32_t>(e.as_integer(0, 65535)));
+       },
+       [](const S& a) {
+         if (a.ports.empty()) return std::string("all");
+         std::string o;
+         for (uint32_t p : a.ports) o += (o.empty() ? "" : ", ") + std::to_string(p);
+         return "[" + o + "]";
+       }},
+      keys::integer<S>("table_capacity", ROCESIM_MEMBER(c.table_capacity), 1, 1 << 24,
+                       "flow table entries per switch; a setup finding it full is counted as not tracked"),
+      keys::integer<S>("pending_capacity", ROCESIM_MEMBER(c.pending_capacity), 1, 1 << 24,
+                       "CM REQs waiting for their REP and RTU"),
+      keys::integer<S>("capacity_pps", ROCESIM_MEMBER(c.capacity_pps), 0, int64_t(kMaxRatePerS),
+                       "the analyzer's processing capacity, mirrored packets per second; beyond it they are dropped "
+                       "and counted (`capacity_dropped`); `0`: unlimited"),
+      keys::integer<S>("capacity_burst", ROCESIM_MEMBER(c.capacity_burst), 1, 1000000,
+                       "depth of the capacity's token bucket, packets (full at the start)"),
+      keys::time<S>("timestamp_resolution", ROCESIM_MEMBER(c.timestamp_resolution_ps), 1, 1000000000000ull,
+                    "every time the analyzer keeps is rounded down to a multiple of this"),
+      keys::time<S>("active_timeout", ROCESIM_MEMBER(c.active_timeout_ps), 1, kHourPs,
+                    "active aging: a flow is exported every this long after its setup (NAK counters reset)"),
+      keys::time<S>("inactive_timeout", ROCESIM_MEMBER(c.inactive_timeout_ps), 1, kHourPs,
+                    "inactive aging: a flow idle this long is exported and deleted (its entry freed)"),
+      keys::time<S>("scan_interval", ROCESIM_MEMBER(c.scan_interval_ps), 1000, kHourPs,
+                    "the aging sweep's period (a sweep at every multiple of it)"),
+      keys::integer<S>("export_rps", ROCESIM_MEMBER(c.export_rps), 0, int64_t(kMaxRatePerS),
+                       "exported records per second per switch; beyond it records are dropped and counted "
+                       "(`records_dropped`); `0`: unlimited"),
+      keys::integer<S>("export_burst", ROCESIM_MEMBER(c.export_burst), 1, 1000000,
+                       "depth of the export rate's token bucket, records"),
+      keys::time<S>("throughput_interval", ROCESIM_MEMBER(c.throughput_interval_ps), 1000, kHourPs,
+                    "throughput is measured over intervals of this length"),
+      keys::size<S>("large_flow_bytes", ROCESIM_MEMBER(c.large_flow_bytes), 0, 1ull << 50,
+                    "minimum flow size: a direction gets throughput once its payload reached this"),
+      keys::time<S>("enable_at", ROCESIM_MEMBER(enable_at_ps), 0, kHourPs,
+                    "analytics starts at this time; before it nothing is mirrored, so flows set up earlier are "
+                    "not tracked (their packets are counted as untracked)"),
+  };
+  return t;
+}
+
 const KeyTable<SwitchSpec>& switch_keys() {
   using S = SwitchSpec;
   static const S d{};
@@ -665,6 +812,29 @@ const KeyTable<SwitchSpec>& switch_keys() {
          [](const S&) { return std::string(); }, "deprecated", false},
         keys::map<S>("scheduler", ROCESIM_SELF, &scheduler_keys, "egress scheduling: the keys `scheduler.*` below"),
         ecn,
+        {"analytics", "map", "RoCEv2 flow analytics (docs/analytics.md): the keys `analytics.*` below",
+         [](const CfgNode& n, const std::string& k, S& s) {
+           const CfgNode a = n.map(k);
+           read_keys(analytics_keys(), a, s.analytics);
+           a.finish();
+           const AnalyticsSpec& an = s.analytics;
+           if (an.c.mode == analytics::Mode::loss && !an.rules.empty())
+             a.fail_key("rules", "mode loss installs its own rules (every RoCEv2 frame): user rules need mode "
+                                 "performance");
+           if (an.enabled && an.c.mode == analytics::Mode::performance && an.rules.empty())
+             a.fail_key("rules", "mode performance selects flows by rules: give at least one");
+           if (an.rules.size() > an.c.max_rules)
+             a.fail_key("rules", std::to_string(an.rules.size()) + " rules, more than max_rules (" +
+                                     std::to_string(an.c.max_rules) + ")");
+           if (const char* why = analytics::check_config(an.c)) a.fail(why);
+         },
+         // Written when it differs from the defaults (analytics off): the
+         // resolved configuration of a scenario without analytics stays as it was.
+         [](const S& s) {
+           const std::string v = emit_flow(analytics_keys(), s.analytics);
+           return v == emit_flow(analytics_keys(), AnalyticsSpec{}) ? std::string() : v;
+         },
+         "see below"},
         keys::choice<S>(
             "queue_impl", {"tlm", "rtl", "lockstep"}, [](const S& s) { return s.queue_impl; },
             [](S& s, const std::string& w) { s.queue_impl = w; },
@@ -710,7 +880,7 @@ std::string switch_key_reference() {
        leaf_rows(queue_sched_keys(), SwitchSpec::QueueSched{}, "scheduler.queues.Q.") +
        leaf_rows(shaper_keys(), SwitchSpec::Shaper{}, "scheduler.shaper.") +
        leaf_rows(marker_keys(), MarkerSpec{d.ecn, d.cell_bytes}, "ecn.") + leaf_rows(ecn_keys(), d, "ecn.") +
-       leaf_rows(ecmp_keys(), d.ecmp, "ecmp.");
+       leaf_rows(ecmp_keys(), d.ecmp, "ecmp.") + leaf_rows(analytics_keys(), d.analytics, "analytics.");
   return o;
 }
 
@@ -1017,6 +1187,25 @@ void check_ecmp_names(const CfgNode& ecmp, const EcmpSpec& e, const topology::To
     if (n == topology::kNoNode || t.nodes[n].kind != topology::Node::sw)
       ecmp.map("switches").fail_key(o.name, "no switch named '" + o.name + "' in this topology");
   }
+}
+
+void check_analytics(const CfgNode& analytics, const AnalyticsSpec& a, const topology::Topology& t, bool direct) {
+  if (!a.enabled) return;
+  if (direct || t.switches.empty())
+    analytics.fail_key("enabled", "analytics runs in switches: the topology has none (topology.kind)");
+  uint32_t most = 0;
+  for (uint32_t n : t.switches) most = std::max(most, t.nodes[n].ports);
+  for (uint32_t p : a.ports)
+    if (p >= most)
+      analytics.fail_key("ports", "port " + std::to_string(p) + ": no switch of this topology has it (at most " +
+                                      std::to_string(most) + " ports)");
+}
+
+analytics::Config switch_analytics(const AnalyticsSpec& a, uint32_t domain, uint32_t ports) {
+  analytics::Config c = a.c;
+  c.domain_id = domain;
+  c.ports = ports;
+  return c;
 }
 
 void check_switch_config(const SwitchSpec& s, const PfcSpec& pfc, const std::vector<PortPhys>& ports,

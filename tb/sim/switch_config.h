@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "analytics/analyzer.h"
 #include "core/config.h"
 #include "ecmp/ecmp.h"
 #include "ecn/config.h"
@@ -35,6 +36,18 @@ struct EcmpOverride {
 struct EcmpSpec {
   ecmp::Config c;          // seed 0: derived per switch from its name and the run seed
   std::vector<EcmpOverride> tiers, switches;
+};
+
+// `switch.analytics`: the RoCEv2 flow analytics (tlm/analytics, issue 14,
+// docs/analytics.md), the same on every switch: the block's parameters,
+// the rules of performance mode, the ingress ports analysed and the time
+// analytics starts.
+struct AnalyticsSpec {
+  bool enabled = false;
+  analytics::Config c;                 // domain_id and ports: per switch (the fabric's)
+  std::vector<analytics::Rule> rules;  // performance mode only
+  std::vector<uint32_t> ports;         // ingress ports analysed; empty: all
+  uint64_t enable_at_ps = 0;           // before it the switches mirror nothing
 };
 
 struct SwitchSpec {
@@ -80,6 +93,7 @@ struct SwitchSpec {
   uint64_t sched_quantum_bytes = 0;   // quantum of weight 1; 0 = the largest frame
   Shaper port_shaper;
   EcmpSpec ecmp;
+  AnalyticsSpec analytics;
   std::string queue_impl = "tlm";  // tlm | rtl | lockstep (the C++ queue manager, the RTL, or both compared)
 
   static sw::QosConfig default_qos();
@@ -156,6 +170,13 @@ ecmp::Config switch_ecmp(const EcmpSpec& e, const topology::Node& node, uint64_t
 // override names a role no switch of t has, or a switch override a node that
 // is not a switch of t.
 void check_ecmp_names(const core::CfgNode& ecmp, const EcmpSpec& e, const topology::Topology& t);
+// Throws core::ConfigError at `analytics` (the `switch.analytics` section)
+// when analytics is on in a topology without switches, or a listed port is
+// not a port of any switch of t.
+void check_analytics(const core::CfgNode& analytics, const AnalyticsSpec& a, const topology::Topology& t, bool direct);
+// The analyzer configuration of switch `node` (index `domain` in the
+// topology: its observation domain) with `ports` ports.
+analytics::Config switch_analytics(const AnalyticsSpec& a, uint32_t domain, uint32_t ports);
 // YAML text of the section, every default spelled out (indented by two spaces under `switch:`).
 std::string emit_switch(const SwitchSpec& s);
 // The `switch:` key reference (docs/config.md), from the tables that read and emit it.

@@ -227,6 +227,16 @@ void Analyzer::on_frame(const pk::Packet& p, uint32_t port, uint64_t now_ps) {
   tap(m_scratch.meta, port, now_ps, true);
 }
 
+void Analyzer::on_parsed(const pk::Meta& m, uint32_t port, uint64_t now_ps) {
+  advance(now_ps);
+  ++m_stats.frames;
+  if (!selects(m, port)) {
+    ++m_stats.not_selected;
+    return;
+  }
+  tap(m, port, now_ps, true);
+}
+
 void Analyzer::on_mirrored(const pk::Packet& p, uint32_t port, uint64_t now_ps) {
   advance(now_ps);
   m_scratch = p;

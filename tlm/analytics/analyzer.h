@@ -1,5 +1,6 @@
 // RoCEv2 flow analytics of one switch (the second seed article, issue 14), as
-// a pure block: no SystemC. The caller (later: the switch) hands it frames
+// a pure block: no SystemC. The caller (the switch: sw::Switch::set_analytics,
+// on_parsed() at admission; tb/sim/analytics_run.h in a run) hands it frames
 // with their ingress port and the simulated time in ps; the block keeps a
 // flow table and emits flow records to sinks (export.h: JSON lines, IPFIX).
 //
@@ -256,6 +257,9 @@ class Analyzer {
   // The switch path: parse p's bytes (FCS and ICRC not checked: the switch
   // did), mirror it if selects(), then analyse it. Ages first (advance()).
   void on_frame(const packet::Packet& p, uint32_t port, uint64_t now_ps);
+  // The same for a frame the switch has parsed already (its ingress parser's
+  // meta, packet/parse.h): no copy and no second parse (the switch's path).
+  void on_parsed(const packet::Meta& m, uint32_t port, uint64_t now_ps);
   // The TAP path: a frame mirrored by other means (its bytes as a Packet, or
   // raw bytes without FCS as a capture holds them). Ages first.
   void on_mirrored(const packet::Packet& p, uint32_t port, uint64_t now_ps);

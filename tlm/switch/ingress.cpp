@@ -101,6 +101,7 @@ void Switch::admit(const Pending& e) {
   const pk::Meta& m = p->meta;
   const uint32_t in = p->ingress_port;
   const uint64_t now = core::now_ps();
+  if (m_analytics) m_analytics->on_parsed(m, in, now);  // the TDE: selects, then mirrors (issue 14)
 
   const bool ipv4 = m.kind != pk::FrameKind::unknown && m.kind != pk::FrameKind::pfc;
   const uint32_t g = ipv4 ? m_routes.lookup(m.dst_ip) : kNoRoute;

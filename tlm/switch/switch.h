@@ -50,6 +50,7 @@
 #include <systemc>
 #include <tlm_utils/simple_initiator_socket.h>
 
+#include "analytics/analyzer.h"
 #include "buffer/buffer.h"
 #include "core/ring.h"
 #include "core/zero_array.h"
@@ -293,6 +294,11 @@ class Switch : public sc_core::sc_module, public link::TxReady {
   // Waveforms (null: off, the default; then each hook costs one branch).
   // Before run(); the MACs' signals are set on ports[i] (set_trace).
   void set_trace(const SwitchTrace* t) { m_trace = t; }
+  // Flow analytics (issue 14, docs/analytics.md): every frame reaching
+  // admission goes to a's matching stage with its ingress port and the
+  // admission time; the frames it selects are mirrored to its analyzer.
+  // Null: off (one branch). Set at any time (analytics starting mid-run).
+  void set_analytics(analytics::Analyzer* a) { m_analytics = a; }
 
  private:
   // A frame between its arrival and its admission. Frames due at the same
@@ -434,6 +440,7 @@ class Switch : public sc_core::sc_module, public link::TxReady {
   uint32_t m_hop_index = 0;
   std::vector<MemberCount> m_members;        // per group member, at m_member_base[group] + member
   std::vector<uint32_t> m_member_base;
+  analytics::Analyzer* m_analytics = nullptr;
   // Watchdog, per egress queue (port * 8 + q).
   struct Wd {
     uint64_t stuck_since = UINT64_MAX;   // paused with packets and no dequeue since
