@@ -645,6 +645,7 @@ int run_main(int argc, char** argv) {
   write("config.resolved.yaml", sim::emit_resolved(scen));
   write("flows.csv", sim::flows_csv(fabric));
   write("flows.hpcc.txt", fabric.hpcc_flow_file());
+  write("fct.txt", sim::fct_txt(fabric));
   for (const sim::OutputFailure& f : failed) status.missing.push_back({relative_to(a.out, f.file), f.error});
   std::string err;
   const std::string summary = sim::summary_json(fabric, res, status);
@@ -674,7 +675,8 @@ int run_main(int argc, char** argv) {
     std::cout << summary;
   } else if (!a.quiet) {
     // The end-of-run table (sim/digest.h), then where the outputs are.
-    std::vector<std::string> files{"summary.json", "flows.csv", "config.resolved.yaml", "pfc.csv", "flows.hpcc.txt"};
+    std::vector<std::string> files{"summary.json", "flows.csv", "config.resolved.yaml", "pfc.csv", "flows.hpcc.txt",
+                                   "fct.txt"};
     const sim::Sampler& sampler = fabric.sampler();
     if (sampler.has_queues()) files.push_back("queues.csv");
     if (sampler.has_ports()) files.push_back("ports.csv");

@@ -34,7 +34,7 @@ constexpr double kPerFlow = 2048.0;               // flow record, both QPs, the 
 constexpr double kPacketDescriptor = 768.0;       // a packet::Packet in the pool
 constexpr double kPcapWriter = 72.0 * 1024;       // stdio buffer + one frame
 // Output rows (typical line lengths, rounded up).
-constexpr double kQueueRow = 96, kFlowSeriesRow = 64, kFlowRow = 256, kHpccRow = 48, kPortRow = 80, kClassRow = 64;
+constexpr double kQueueRow = 96, kFlowSeriesRow = 64, kFlowRow = 256, kHpccRow = 48, kFctRow = 64, kPortRow = 80, kClassRow = 64;
 
 uint64_t sat(double v) {
   if (!(v > 0)) return 0;
@@ -206,7 +206,8 @@ Estimate estimate(const Scenario& s, const std::vector<CaptureSpec>& captures, u
         num(2.0 * captures.size()) + " directions x line rate x " + core::format_time(s.sim.duration_ps) + " x " +
             num(r));
   }
-  add(e.output, "flows.csv", flows * (kFlowRow + kHpccRow), num(flows) + " flows x " + num(kFlowRow + kHpccRow) + " B");
+  add(e.output, "flows.csv", flows * (kFlowRow + kHpccRow + kFctRow),
+      num(flows) + " flows x " + num(kFlowRow + kHpccRow + kFctRow) + " B");
   e.output_bytes = total(e.output);
   return e;
 }

@@ -134,6 +134,8 @@ Fabric::Fabric(sc_module_name name, const Scenario& s) : sc_module(name), m_s(s)
       link::LinkConfig lc = m_s.links.link;
       lc.rate_bps = l.rate_bps;
       lc.length_mm = l.length_mm;
+      if (l.delay_ps != topology::kCableDelay) lc.fixed_delay_ps = l.delay_ps;
+      if (l.loss >= 0.0) lc.loss = l.loss;
       const std::string lname = "link_" + T.nodes[l.a.node].name + "_" + std::to_string(l.a.port) + "_" +
                                 T.nodes[l.b.node].name + "_" + std::to_string(l.b.port);
       m_links.push_back(std::make_unique<link::Link>(lname.c_str(), lc, m_ledger, m_s.seed));
@@ -225,7 +227,7 @@ Fabric::Fabric(sc_module_name name, const Scenario& s) : sc_module(name), m_s(s)
       key.dest_qp = r.dst_qp;
       for (int hop = 0; hop < 64; ++hop) {
         const topology::LinkSpec& l = T.link_at(at);
-        base += l.length_mm * m_s.links.link.delay_per_m_ps / 1000;
+        base += topology::cable_delay_ps(l, m_s.links.link.delay_per_m_ps);
         bottleneck = std::min(bottleneck, l.rate_bps);
         const topology::PortRef next = T.peer(at);
         if (next.node == dst_node) break;
