@@ -215,9 +215,10 @@ Topology parse_hpcc_topology(std::string_view text, const std::string& name, con
     if (end[0] == end[1]) field_fail(1, "same node as src (" + std::to_string(end[0]) + ")");
     LinkSpec ls;
     if (std::string e = parse_hpcc_rate(l.fields[2].text, ls.rate_bps); !e.empty()) field_fail(2, e);
-    if (ls.rate_bps == 0) field_fail(2, "must be > 0");
+    if (ls.rate_bps < kMinHpccRate || ls.rate_bps > kMaxHpccRate)
+      field_fail(2, "'" + std::string(l.fields[2].text) + "' is outside 1Mbps .. 1600Gbps (rocesim's link rates)");
     if (std::string e = parse_hpcc_delay(l.fields[3].text, ls.delay_ps); !e.empty()) field_fail(3, e);
-    if (ls.delay_ps == kCableDelay) field_fail(3, "too large");
+    if (ls.delay_ps > kMaxHpccDelay) field_fail(3, "'" + std::string(l.fields[3].text) + "' is more than 1s");
     double err = 0;
     if (std::string e = d::parse_nonneg_real(l.fields[4].text, err); !e.empty()) field_fail(4, e);
     if (err > 1.0) field_fail(4, "must be in 0..1 (a probability), got " + std::string(l.fields[4].text));

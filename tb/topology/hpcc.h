@@ -10,8 +10,9 @@
 //             e.g. "0 320 100Gbps 0.001ms 0"
 // rate: a decimal with a unit bps, kbps/Kbps, Mbps, Gbps, Tbps (or b/s, kb/s,
 // Kb/s, Mb/s, Gb/s, Tb/s), or bytes per second Bps/KBps/MBps/GBps (B/s, ...),
-// as ns-3's DataRate spells them; a whole number of bit/s. delay: a decimal with
-// a unit s, ms, us, ns or ps, as ns-3's Time; a whole number of ps.
+// as ns-3's DataRate spells them; a whole number of bit/s, 1 Mbps .. 1.6 Tbps.
+// delay: a decimal with a unit s, ms, us, ns or ps, as ns-3's Time; a whole
+// number of ps, at most 1 s.
 // error_rate: 0..1, the probability a frame is lost on the link, each direction
 // (third.cc installs it as the receive error model of both ends); 0 leaves the
 // link to links.loss (HPCC: ERROR_RATE_PER_LINK). This reader is stricter than
@@ -49,6 +50,9 @@ namespace rocesim::topology {
 // It is unique for ids below 65536 (ip_to_node_id reads 16 bits), which the reader enforces.
 constexpr uint32_t hpcc_ip_of(uint32_t id) { return 0x0b000001u + (id / 256) * 0x00010000u + (id % 256) * 0x00000100u; }
 inline constexpr uint32_t kMaxHpccNodes = 65536;
+// Bounds of a link's rate (those of every rocesim link) and delay.
+inline constexpr uint64_t kMinHpccRate = 1000000ull, kMaxHpccRate = 1600000000000ull;
+inline constexpr uint64_t kMaxHpccDelay = 1000000000000ull;  // 1 s
 
 // `name` is the file name used in errors, `key_path` the configuration key
 // that named the file (e.g. "topology.file").
