@@ -402,7 +402,9 @@ const KeyTable<TopologyRead>& topology_keys() {
          if (n.has("kind")) r.t.kind = n.choice("kind", r.t.kind, kTopologyKinds);
          read_topology_params(froot, r.t);
        },
-       [](const S& r) { return r.t.kind == "hpcc" ? yaml_quote(absolute_path(r.scenario_file, r.t.file)) : std::string(); },
+       [](const S& r) {
+         return r.t.kind == "hpcc" ? yaml_quote(absolute_path(r.scenario_file, r.t.file)) : std::string();
+       },
        "none"},
       keys::choice<S>(
           "kind", kTopologyKinds, [](const S& r) { return r.t.kind; }, [](S& r, const std::string& w) { r.t.kind = w; },

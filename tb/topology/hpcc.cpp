@@ -206,11 +206,14 @@ Topology parse_hpcc_topology(std::string_view text, const std::string& name, con
       fail(l.number, l.end_col, std::string("missing field '") + kLink[l.fields.size()] + "'" + kLinkFormat);
     if (l.fields.size() > 5)
       fail(l.number, l.fields[5].col, "extra field '" + std::string(l.fields[5].text) + "'" + kLinkFormat);
-    auto field_fail = [&](size_t i, const std::string& why) { fail(l.number, l.fields[i].col, std::string(kLink[i]) + ": " + why); };
+    auto field_fail = [&](size_t i, const std::string& why) {
+      fail(l.number, l.fields[i].col, std::string(kLink[i]) + ": " + why);
+    };
     uint64_t end[2];
     for (size_t i = 0; i < 2; ++i) {
       if (std::string e = d::parse_u64(l.fields[i].text, end[i]); !e.empty()) field_fail(i, e);
-      if (end[i] >= nn) field_fail(i, "node " + std::to_string(end[i]) + " out of range (" + std::to_string(nn) + " nodes)");
+      if (end[i] >= nn)
+        field_fail(i, "node " + std::to_string(end[i]) + " out of range (" + std::to_string(nn) + " nodes)");
     }
     if (end[0] == end[1]) field_fail(1, "same node as src (" + std::to_string(end[0]) + ")");
     LinkSpec ls;
