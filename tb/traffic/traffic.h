@@ -41,11 +41,11 @@ struct Flow {
   uint64_t size_bytes = 0;            // message payload, >= 1
   uint64_t start_ps = 0;              // start time; with `after`, the earliest start
   uint8_t pcp = 3, dscp = 26;         // RoCE on priority 3 (seed 000), DSCP 26
-  uint16_t dport = 100;               // HPCC flow file's dport (100: HPCC's traffic_gen); reports only
   std::string tag;                    // generator name, for reports
   // Indices (in the final list) of flows that must complete before this one
   // may start. Generators return indices into their own list; append() shifts them.
   std::vector<uint32_t> after;
+  uint16_t dport = 100;               // HPCC flow file's dport (100: HPCC's traffic_gen); reports only
 };
 bool operator==(const Flow& a, const Flow& b);
 inline bool operator!=(const Flow& a, const Flow& b) { return !(a == b); }
