@@ -651,6 +651,7 @@ int run_main(int argc, char** argv) {
   write("config.resolved.yaml", sim::emit_resolved(scen));
   write("flows.csv", sim::flows_csv(fabric));
   write("flows.hpcc.txt", fabric.hpcc_flow_file());
+  write("fct.txt", sim::fct_txt(fabric));
   if (const sim::PathRecorder* paths = fabric.paths()) {
     write("paths.csv", paths->csv());
     write("ecmp_members.csv", sim::ecmp_members_csv(fabric));
@@ -684,7 +685,8 @@ int run_main(int argc, char** argv) {
     std::cout << summary;
   } else if (!a.quiet) {
     // The end-of-run table (sim/digest.h), then where the outputs are.
-    std::vector<std::string> files{"summary.json", "flows.csv", "config.resolved.yaml", "pfc.csv", "flows.hpcc.txt"};
+    std::vector<std::string> files{"summary.json", "flows.csv", "config.resolved.yaml", "pfc.csv", "flows.hpcc.txt",
+                                   "fct.txt"};
     const sim::Sampler& sampler = fabric.sampler();
     if (fabric.paths()) files.insert(files.end(), {"paths.csv", "ecmp_members.csv"});
     if (fabric.packet_trace()) files.push_back("packet_trace.csv");

@@ -34,7 +34,9 @@ constexpr double kPerFlow = 2048.0;               // flow record, both QPs, the 
 constexpr double kPacketDescriptor = 768.0;       // a packet::Packet in the pool
 constexpr double kPcapWriter = 72.0 * 1024;       // stdio buffer + one frame
 // Output rows (typical line lengths, rounded up).
-constexpr double kQueueRow = 96, kFlowSeriesRow = 64, kFlowRow = 256, kHpccRow = 48, kPortRow = 80, kClassRow = 64;
+constexpr double kQueueRow = 96, kFlowSeriesRow = 64, kFlowRow = 256, kHpccRow = 48, kFctRow = 64, kPortRow = 80, kClassRow = 64;
+// A paths.csv row and a packet_trace.csv row, at most.
+constexpr double kPathRow = 80, kTraceRow = 200;
 // switch.analytics (tlm/analytics): a flow entry (sizeof of Analyzer::Flow),
 // an index slot, a pending REQ; a record's JSON line (at most, with four loss
 // times per direction) and IPFIX data record; a flow_report.csv row.
@@ -220,7 +222,8 @@ Estimate estimate(const Scenario& s, const std::vector<CaptureSpec>& captures, u
         num(2.0 * captures.size()) + " directions x line rate x " + core::format_time(s.sim.duration_ps) + " x " +
             num(r));
   }
-  add(e.output, "flows.csv", flows * (kFlowRow + kHpccRow), num(flows) + " flows x " + num(kFlowRow + kHpccRow) + " B");
+  add(e.output, "flows.csv", flows * (kFlowRow + kHpccRow + kFctRow),
+      num(flows) + " flows x " + num(kFlowRow + kHpccRow + kFctRow) + " B");
   if (an.enabled && switches > 0) {
     // Records: per switch at most min(flows, table) flows at a time, each
     // exported every active_timeout and at its end; a JSON line and an IPFIX
@@ -229,6 +232,32 @@ Estimate estimate(const Scenario& s, const std::vector<CaptureSpec>& captures, u
                               (std::floor(static_cast<double>(s.sim.duration_ps) / an.c.active_timeout_ps) + 2);
     add(e.output, "flow records", switches * per_switch * (kRecordJson + kRecordIpfix) + flows * kReportRow,
         num(switches) + " switches x " + num(per_switch) + " records x " + num(kRecordJson + kRecordIpfix) + " B");
+  }
+  if (switches > 0 && s.stats.paths) {
+    // paths.csv: a row per flow, direction (4) and hop (at most 8 counted)
+    // while flows keep their way; spraying moves per packet, a row per data
+    // and ACK frame and hop. The rows are held until the end (64 B each).
+    bool spray = false;
+    for (uint32_t n : T.switches) {
+      const ecmp::DlbMode m = switch_ecmp(s.sw.ecmp, T.nodes[n], s.seed).dlb.mode;
+      spray |= m == ecmp::DlbMode::spray_random || m == ecmp::DlbMode::spray_round_robin;
+    }
+    const double rows = flows * 4 * 8 + (spray ? packets * 2 * 8 : 0);
+    add(e.output, "paths.csv", rows * kPathRow, num(rows) + " rows x " + num(kPathRow) + " B");
+    add(e.memory, "path rows", rows * 64 + flows * 5 * 48, num(rows) + " rows x 64 B");
+  }
+  if (switches > 0 && s.stats.packet_trace.any()) {
+    // packet_trace.csv: the traced share of the data packets (every packet
+    // of the flows named, `sample` of the rest), a row per switch (at most
+    // 8) and one at the receiver.
+    double named = 0;
+    const PacketTraceSpec& t = s.stats.packet_trace;
+    for (size_t i = 0; i < s.flows.size(); ++i)
+      if (std::find(t.flows.begin(), t.flows.end(), i) != t.flows.end() ||
+          std::find(t.tags.begin(), t.tags.end(), s.flows[i].tag) != t.tags.end())
+        named += std::ceil(static_cast<double>(s.flows[i].message_bytes) / s.hosts.mtu) * s.flows[i].messages;
+    const double traced = std::min(packets, named + t.sample * (packets - named));
+    add(e.output, "packet_trace.csv", traced * 9 * kTraceRow, num(traced) + " packets x 9 rows x " + num(kTraceRow) + " B");
   }
   e.output_bytes = total(e.output);
   return e;

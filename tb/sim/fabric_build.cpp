@@ -137,6 +137,8 @@ Fabric::Fabric(sc_module_name name, const Scenario& s) : sc_module(name), m_s(s)
       link::LinkConfig lc = m_s.links.link;
       lc.rate_bps = l.rate_bps;
       lc.length_mm = l.length_mm;
+      if (l.delay_ps != topology::kCableDelay) lc.fixed_delay_ps = l.delay_ps;
+      if (l.loss >= 0.0) lc.loss = l.loss;
       for (const LossyLink& x : m_s.links.lossy)  // links.lossy: this cable's own loss
         if (&T.links[T.port_link[x.node][x.port]] == &l) lc.loss = x.loss;
       const std::string lname = "link_" + T.nodes[l.a.node].name + "_" + std::to_string(l.a.port) + "_" +
@@ -230,7 +232,7 @@ Fabric::Fabric(sc_module_name name, const Scenario& s) : sc_module(name), m_s(s)
       key.dest_qp = r.dst_qp;
       for (int hop = 0; hop < 64; ++hop) {
         const topology::LinkSpec& l = T.link_at(at);
-        base += l.length_mm * m_s.links.link.delay_per_m_ps / 1000;
+        base += topology::cable_delay_ps(l, m_s.links.link.delay_per_m_ps);
         bottleneck = std::min(bottleneck, l.rate_bps);
         const topology::PortRef next = T.peer(at);
         if (next.node == dst_node) break;

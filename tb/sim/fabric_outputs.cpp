@@ -101,10 +101,15 @@ std::string Fabric::hpcc_flow_file() const {
     f.start_ps = m_s.flows[r.id].start_ps;
     f.pcp = r.pcp;
     f.dscp = r.dscp;
+    f.dport = static_cast<uint16_t>(m_s.flows[r.id].dport);
     v.push_back(f);
   }
+  // An HPCC topology (kind hpcc): hosts by the topology file's node ids.
+  std::vector<uint32_t> ids;
+  if (!m_s.topo.file_ids.empty())
+    for (uint32_t node : m_s.topo.hosts) ids.push_back(m_s.topo.file_ids[node]);
   std::ostringstream o;
-  traffic::write_flows(o, v);
+  traffic::write_flows(o, v, ids.empty() ? nullptr : &ids);
   return o.str();
 }
 

@@ -20,6 +20,7 @@
 #include "sim/analytics_run.h"
 #include "sim/digest.h"
 #include "sim/paths.h"
+#include "topology/hpcc.h"
 
 namespace rocesim::sim {
 
@@ -747,6 +748,42 @@ std::string flows_csv(const Fabric& f) {
     o << "\n";
   }
   return o.str();
+}
+
+std::string fct_txt(const Fabric& f) {
+  // HPCC's fct.txt (simulation/scratch/third.cc, qp_finish):
+  // "%08x %08x %u %u %lu %lu %lu %lu" = sip dip sport dport size start_ns fct_ns standalone_fct_ns.
+  const Scenario& s = f.scenario();
+  const std::vector<host::FlowRecord>& flows = f.flows();
+  // HPCC's node id of h<i>: the topology file's (kind hpcc), else i (as flows.hpcc.txt writes them).
+  auto id_of = [&](uint32_t h) { return s.topo.file_ids.empty() ? h : s.topo.file_ids[s.topo.hosts[h]]; };
+  // sport: HPCC gives a source's flows ports 10000, 10001, ... as they start
+  // (third.cc: portNumder[src]++, flows in file order, which is start order).
+  std::vector<uint32_t> by_start(flows.size());
+  for (uint32_t i = 0; i < by_start.size(); ++i) by_start[i] = i;
+  std::stable_sort(by_start.begin(), by_start.end(),
+                   [&](uint32_t a, uint32_t b) { return s.flows[a].start_ps < s.flows[b].start_ps; });
+  std::vector<uint32_t> sport(flows.size());
+  std::vector<uint32_t> next_port(f.hosts().size(), 10000);
+  for (uint32_t i : by_start) sport[i] = next_port[flows[i].src]++;
+  // Completion order, as HPCC appends a line when a QP completes (ties: flow id).
+  std::vector<uint32_t> done;
+  for (const host::FlowRecord& r : flows)
+    if (r.done()) done.push_back(r.id);
+  std::stable_sort(done.begin(), done.end(),
+                   [&](uint32_t a, uint32_t b) { return flows[a].finish_ps < flows[b].finish_ps; });
+  auto ns = [](uint64_t ps) { return static_cast<unsigned long long>((ps + 500) / 1000); };  // nearest ns
+  std::string o;
+  char line[160];
+  for (uint32_t i : done) {
+    const host::FlowRecord& r = flows[i];
+    std::snprintf(line, sizeof line, "%08x %08x %u %u %llu %llu %llu %llu\n", topology::hpcc_ip_of(id_of(r.src)),
+                  topology::hpcc_ip_of(id_of(r.dst)), sport[i], s.flows[i].dport,
+                  static_cast<unsigned long long>(r.total_bytes()), ns(r.start_ps), ns(r.finish_ps - r.start_ps),
+                  ns(f.ideal_fct_ps(r)));
+    o += line;
+  }
+  return o;
 }
 
 }  // namespace rocesim::sim

@@ -45,6 +45,10 @@ struct RunStatus {
 
 std::string summary_json(Fabric& f, const RunResult& r, const RunStatus& st = {});
 std::string flows_csv(const Fabric& f);
+// fct.txt in HPCC's format (docs/outputs.md): one line per completed flow, in
+// completion order: "sip dip sport dport size start_ns fct_ns standalone_fct_ns",
+// addresses as HPCC assigns them (topology/hpcc.h, hpcc_ip_of), times rounded to the ns.
+std::string fct_txt(const Fabric& f);
 
 // A JSON string literal (quoted, escaped), and a JSON number as summary.json
 // writes them (%.6g).

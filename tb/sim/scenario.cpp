@@ -11,6 +11,7 @@
 #include "qm_rtl.h"
 #endif
 #include "core/units.h"
+#include "topology/hpcc.h"
 
 namespace rocesim::sim {
 
@@ -31,7 +32,7 @@ std::vector<PortPhys> Scenario::switch_ports(uint32_t n) const {
   for (uint32_t p = 0; p < v.size(); ++p) {
     const topology::LinkSpec& l = topo.link_at({n, p});
     v[p].rate_bps = l.rate_bps;
-    v[p].cable_ps = l.length_mm * links.link.delay_per_m_ps / 1000;
+    v[p].cable_ps = topology::cable_delay_ps(l, links.link.delay_per_m_ps);
   }
   return v;
 }
@@ -423,13 +424,13 @@ void read_topology_params(const CfgNode& n, TopologySection& t) {
     read_keys(fat_tree_keys(), n, t.fat_tree);
   } else if (t.kind == "ring") {
     read_keys(ring_keys(), n, t.ring);
-  } else {
+  } else if (t.kind != "hpcc") {  // hpcc: everything is in the HPCC file
     (void)n.integer("hosts", 2, 2, 2);  // direct: exactly h0 and h1
   }
   n.finish();
 }
 
-const std::vector<std::string> kTopologyKinds{"direct", "single_switch", "leaf_spine", "fat_tree", "ring"};
+const std::vector<std::string> kTopologyKinds{"direct", "single_switch", "leaf_spine", "fat_tree", "ring", "hpcc"};
 
 // `topology:`'s own keys, with the scenario file a `file` is relative to.
 struct TopologyRead {
@@ -441,12 +442,18 @@ const KeyTable<TopologyRead>& topology_keys() {
   using S = TopologyRead;
   static const KeyTable<S> t{
       // Before `kind`: the file gives the kind and parameters, inline keys override them.
-      {"file", "string", "topology file (relative to the scenario file) to read `kind` and the parameters from; "
-                         "inline keys override the file's. Never written to config.resolved.yaml, which spells the "
-                         "parameters out",
+      {"file", "string", "topology file, relative to the scenario file. With `kind: hpcc` here: an HPCC ns-3 "
+                         "topology file (`mix/*.txt`, docs/migration-hpcc.md), written to config.resolved.yaml as "
+                         "an absolute path. Otherwise a YAML file to read `kind` and the parameters from; inline keys "
+                         "override the file's; never written to config.resolved.yaml, which spells the parameters out",
        [](const CfgNode& n, const std::string& k, S& r) {
          if (!n.has(k)) return;
          r.t.file = n.str(k);
+         // kind hpcc (given here): the file is HPCC's text format, read by build_topology.
+         if (n.has("kind") && n.choice("kind", r.t.kind, kTopologyKinds) == "hpcc") {
+           r.t.kind = "hpcc";
+           return;
+         }
          const std::string path = resolve_relative(r.scenario_file, r.t.file);
          std::unique_ptr<core::Config> file_cfg;
          try {
@@ -457,14 +464,21 @@ const KeyTable<TopologyRead>& topology_keys() {
          }
          const CfgNode froot = file_cfg->root();
          r.t.kind = froot.choice("kind", "direct", kTopologyKinds);
+         if (r.t.kind == "hpcc")
+           froot.fail_key("kind", "kind hpcc names its HPCC file in the scenario itself: topology: {kind: hpcc, "
+                                  "file: PATH}");
          if (n.has("kind")) r.t.kind = n.choice("kind", r.t.kind, kTopologyKinds);
          read_topology_params(froot, r.t);
        },
-       [](const S&) { return std::string(); }, "none"},
+       [](const S& r) {
+         return r.t.kind == "hpcc" ? yaml_quote(absolute_path(r.scenario_file, r.t.file)) : std::string();
+       },
+       "none"},
       keys::choice<S>(
           "kind", kTopologyKinds, [](const S& r) { return r.t.kind; }, [](S& r, const std::string& w) { r.t.kind = w; },
           "`direct`: `h0` and `h1` on one cable (rate and cable from `links`); `single_switch`; `leaf_spine`; "
-          "`fat_tree`; `ring`: the keys of each kind below"),
+          "`fat_tree`; `ring`: the keys of each kind below; `hpcc`: the HPCC topology file `file` (hosts `h<i>` "
+          "in node-id order, switch id n `sw<n>`)"),
   };
   return t;
 }
@@ -474,6 +488,8 @@ void read_topology(const CfgNode& n, const std::string& scenario_file, TopologyS
   read_keys(topology_keys(), n, r);
   t = r.t;
   read_topology_params(n, t);
+  if (t.kind == "hpcc" && t.file.empty())
+    n.fail_key("kind", "kind hpcc needs `file`: the HPCC topology file (relative to the scenario file)");
 }
 
 void read_links(const CfgNode& n, LinksSection& l) {
@@ -506,6 +522,15 @@ void build_topology(const CfgNode& where, Scenario& s) {
       s.topo = topology::fat_tree(t.fat_tree);
     } else if (t.kind == "ring") {
       s.topo = topology::ring(t.ring);
+    } else if (t.kind == "hpcc") {
+      const std::string path = resolve_relative(s.file, t.file);
+      try {
+        s.topo = topology::read_hpcc_topology(path, where.path().empty() ? "file" : where.path() + ".file");
+      } catch (const core::ConfigError& e) {
+        // A file that cannot be read: at the key that names it. Its contents: at FILE:LINE:COL.
+        if (e.where() == path) where.fail_key("file", "'" + t.file + "': " + e.reason());
+        throw;
+      }
     }
   } catch (const std::invalid_argument& e) {
     where.fail(e.what());
@@ -731,6 +756,7 @@ Scenario read_scenario(const core::Config& cfg) {
     f.start_ps = g.start_ps;
     f.pcp = g.pcp;
     f.dscp = g.dscp;
+    f.dport = g.dport;
     f.tag = g.tag;
     for (uint32_t a : g.after) f.after.push_back(a + base);
     s.flows.push_back(std::move(f));
@@ -813,7 +839,7 @@ std::string emit_resolved(const Scenario& s) {
   std::ostringstream o;
   o << "# Effective configuration of this run (defaults and --set overrides applied).\n";
   o << "# Generated from " << yaml_quote(s.file) << "; rocesim run accepts it as it is.\n";
-  if (!s.topology.file.empty())
+  if (!s.topology.file.empty() && s.topology.kind != "hpcc")
     o << "# Topology parameters read from " << yaml_quote(absolute_path(s.file, s.topology.file))
       << " (spelled out below).\n";
   o << emit_keys(top_keys(), s, "");
@@ -829,7 +855,7 @@ std::string emit_resolved(const Scenario& s) {
     o << emit_keys(fat_tree_keys(), t.fat_tree, "  ");
   } else if (t.kind == "ring") {
     o << emit_keys(ring_keys(), t.ring, "  ");
-  } else {
+  } else if (t.kind != "hpcc") {
     o << "  hosts: 2\n";
   }
   o << "links:\n" << emit_keys(links_keys(), s.links, "  ");

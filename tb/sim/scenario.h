@@ -30,9 +30,10 @@ struct SimSection {
 
 struct TopologySection {
   // "direct": h0 and h1 on one cable (links.rate, links.cable_m);
-  // "single_switch", "leaf_spine", "fat_tree": built by tb/topology.
+  // "single_switch", "leaf_spine", "fat_tree", "ring": built by tb/topology;
+  // "hpcc": read from the HPCC topology file `file` (topology/hpcc.h).
   std::string kind = "direct";
-  std::string file;                   // topology file the parameters came from ("" = inline only)
+  std::string file;                   // topology file the parameters came from ("" = inline only), or the HPCC file
   topology::SingleParams single;
   topology::LeafSpineParams leaf_spine;
   topology::FatTreeParams fat_tree;
@@ -120,6 +121,7 @@ struct FlowSpec {
   uint64_t rate_bps = 0;              // open-loop pacing rate
   uint64_t start_ps = 0;
   uint32_t pcp = 3, dscp = 26;        // priority and DSCP (default: hosts.pcp, hosts.dscp)
+  uint32_t dport = 100;               // HPCC flow file's dport (fct.txt, flows.hpcc.txt); 100 as HPCC's generator
   std::vector<uint32_t> after;        // flows (indices) that must complete before this one starts
   std::string tag;                    // generator, for reports
   bool send = false;                  // op: send (else write)

@@ -347,7 +347,8 @@ const KeyTable<FlowFileGen>& flow_file_keys() {
       keys::with_default(keys::integer<S>("dscp", ROCESIM_MEMBER(p.dscp), 0, 63, "IPv4 DSCP of its flows"),
                          "`hosts.dscp`"),
       {"file", "path", "HPCC flow file: a count line, then `src dst pg dport size start_s` per flow (relative to the "
-                       "scenario; written as an absolute path)",
+                       "scenario; written as an absolute path); `src` and `dst` are host indices, or with "
+                       "`topology.kind: hpcc` the topology file's node ids",
        [](const CfgNode& n, const std::string& k, S& s) { s.p.file = n.str(k); },
        [](const S& s) { return yaml_quote(absolute_path(s.ctx.file, s.p.file)); }, "*required*"},
   };
@@ -409,6 +410,14 @@ std::vector<traffic::Flow> read_traffic(const CfgNode& root, const Scenario& s, 
   for (uint32_t h = 0; h < H; ++h) rates.push_back(s.host_rate(h));
   const traffic::Hosts hosts(rates);
   const Ctx ctx{H, s.file};
+  // An HPCC topology: flow files name hosts by the topology file's node ids.
+  std::vector<uint32_t> host_of_id;
+  for (uint32_t node = 0; node < s.topo.file_ids.size(); ++node) {
+    const uint32_t id = s.topo.file_ids[node];
+    if (host_of_id.size() <= id) host_of_id.resize(id + 1, traffic::kNotHost);
+    if (s.topo.nodes[node].kind == topology::Node::host) host_of_id[id] = s.topo.nodes[node].index;
+  }
+  const std::vector<uint32_t>* ids = s.topo.file_ids.empty() ? nullptr : &host_of_id;
   size_t idx = 0;
   for (const CfgNode& n : root.seq("traffic")) {
     const std::string kind = n.choice("kind", "", traffic_kinds());
@@ -439,7 +448,7 @@ std::vector<traffic::Flow> read_traffic(const CfgNode& root, const Scenario& s, 
                        [&](const FlowFileGen& g) {
                          const std::string path = resolve_relative(s.file, g.p.file);
                          try {
-                           return traffic::read_flow_file(path, n.path() + ".file", H, "flow_file", g.p.dscp);
+                           return traffic::read_flow_file(path, n.path() + ".file", H, "flow_file", g.p.dscp, ids);
                          } catch (const core::ConfigError& err) {
                            if (err.where() == path) n.fail_key("file", err.reason());
                            throw;

@@ -55,11 +55,22 @@ struct PortRef {
 inline bool operator==(PortRef x, PortRef y) { return x.node == y.node && x.port == y.port; }
 inline bool operator!=(PortRef x, PortRef y) { return !(x == y); }
 
+inline constexpr uint64_t kCableDelay = UINT64_MAX;
+
 struct LinkSpec {
   PortRef a, b;
   uint64_t rate_bps = 0;            // both directions
   uint64_t length_mm = 0;
+  // Propagation delay of this cable; kCableDelay: length_mm x links.delay_per_m
+  // (the builders). A topology file that gives delays (kind hpcc) sets it.
+  uint64_t delay_ps = kCableDelay;
+  // Probability a frame is lost on this cable, each direction; < 0: links.loss.
+  double loss = -1.0;
 };
+// The propagation delay of l with delay_per_m_ps on cables given by length.
+constexpr uint64_t cable_delay_ps(const LinkSpec& l, uint64_t delay_per_m_ps) {
+  return l.delay_ps != kCableDelay ? l.delay_ps : l.length_mm * delay_per_m_ps / 1000;
+}
 
 struct Route {
   uint32_t prefix = 0;              // host bits below prefix_len must be zero
@@ -103,6 +114,10 @@ struct Topology {
   std::vector<uint32_t> hosts;                 // node index of h<i> at position i
   std::vector<uint32_t> switches;              // node indices of switches, in node order
   RouteStyle route_style = RouteStyle::per_host;  // the style actually generated
+  // Read from a file that numbers its nodes (kind hpcc): the file's id of
+  // nodes[i]. Empty for built topologies, whose host h<i> is id i wherever an
+  // id is written (flows.hpcc.txt, fct.txt).
+  std::vector<uint32_t> file_ids;
 
   // Derived by finalize():
   std::vector<std::vector<uint32_t>> port_link;  // [node][port] -> index into links

@@ -10,7 +10,7 @@ namespace rocesim::traffic {
 
 bool operator==(const Flow& a, const Flow& b) {
   return a.src == b.src && a.dst == b.dst && a.size_bytes == b.size_bytes && a.start_ps == b.start_ps &&
-         a.pcp == b.pcp && a.dscp == b.dscp && a.tag == b.tag && a.after == b.after;
+         a.pcp == b.pcp && a.dscp == b.dscp && a.dport == b.dport && a.tag == b.tag && a.after == b.after;
 }
 
 std::ostream& operator<<(std::ostream& os, const Flow& f) {

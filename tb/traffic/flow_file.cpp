@@ -17,7 +17,8 @@ constexpr const char* kFormat = " (line format: src dst pg dport size start_s)";
 }  // namespace
 
 std::vector<Flow> parse_flow_file(std::string_view text, const std::string& name, const std::string& key_path,
-                                  uint32_t num_hosts, const std::string& tag, uint8_t dscp) {
+                                  uint32_t num_hosts, const std::string& tag, uint8_t dscp,
+                                  const std::vector<uint32_t>* host_of_id) {
   using detail::where;
   const std::vector<detail::Line> lines = detail::split_lines(text);
   if (lines.empty())
@@ -52,9 +53,20 @@ std::vector<Flow> parse_flow_file(std::string_view text, const std::string& name
     uint64_t v[5];
     for (size_t i = 0; i < 5; ++i)
       if (std::string e = detail::parse_u64(l.fields[i].text, v[i]); !e.empty()) fail(i, e);
-    for (size_t i = 0; i < 2; ++i)
-      if (v[i] >= num_hosts)
-        fail(i, "host " + std::to_string(v[i]) + " out of range (" + std::to_string(num_hosts) + " hosts)");
+    uint32_t host[2];
+    for (size_t i = 0; i < 2; ++i) {
+      if (host_of_id) {
+        if (v[i] >= host_of_id->size())
+          fail(i, "node " + std::to_string(v[i]) + " out of range (the topology has " +
+                      std::to_string(host_of_id->size()) + " nodes)");
+        host[i] = (*host_of_id)[v[i]];
+        if (host[i] == kNotHost) fail(i, "node " + std::to_string(v[i]) + " is a switch, not a host");
+      } else {
+        if (v[i] >= num_hosts)
+          fail(i, "host " + std::to_string(v[i]) + " out of range (" + std::to_string(num_hosts) + " hosts)");
+        host[i] = static_cast<uint32_t>(v[i]);
+      }
+    }
     if (v[1] == v[0]) fail(1, "same host as src (" + std::to_string(v[0]) + ")");
     if (v[2] > 7) fail(2, "priority must be 0..7, got " + std::to_string(v[2]));
     if (v[3] > 65535) fail(3, "port must be 0..65535, got " + std::to_string(v[3]));
@@ -62,9 +74,10 @@ std::vector<Flow> parse_flow_file(std::string_view text, const std::string& name
     uint64_t start_ps = 0;
     if (std::string e = detail::parse_seconds_ps(l.fields[5].text, start_ps); !e.empty()) fail(5, e);
     Flow f;
-    f.src = static_cast<uint32_t>(v[0]);
-    f.dst = static_cast<uint32_t>(v[1]);
+    f.src = host[0];
+    f.dst = host[1];
     f.pcp = static_cast<uint8_t>(v[2]);
+    f.dport = static_cast<uint16_t>(v[3]);
     f.dscp = dscp;
     f.size_bytes = v[4];
     f.start_ps = start_ps;
@@ -79,8 +92,8 @@ std::vector<Flow> parse_flow_file(std::string_view text, const std::string& name
 }
 
 std::vector<Flow> read_flow_file(const std::string& path, const std::string& key_path, uint32_t num_hosts,
-                                 const std::string& tag, uint8_t dscp) {
-  return parse_flow_file(detail::read_whole_file(path, key_path), path, key_path, num_hosts, tag, dscp);
+                                 const std::string& tag, uint8_t dscp, const std::vector<uint32_t>* host_of_id) {
+  return parse_flow_file(detail::read_whole_file(path, key_path), path, key_path, num_hosts, tag, dscp, host_of_id);
 }
 
 std::string format_seconds(uint64_t ps) {
@@ -91,11 +104,13 @@ std::string format_seconds(uint64_t ps) {
   return std::to_string(ps / kPsPerS) + "." + frac;
 }
 
-void write_flows(std::ostream& os, const std::vector<Flow>& flows) {
+void write_flows(std::ostream& os, const std::vector<Flow>& flows, const std::vector<uint32_t>* id_of_host) {
   os << flows.size() << "\n";
-  for (const Flow& f : flows)
-    os << f.src << " " << f.dst << " " << int(f.pcp) << " 100 " << f.size_bytes << " " << format_seconds(f.start_ps)
-       << "\n";
+  for (const Flow& f : flows) {
+    const uint32_t src = id_of_host ? id_of_host->at(f.src) : f.src, dst = id_of_host ? id_of_host->at(f.dst) : f.dst;
+    os << src << " " << dst << " " << int(f.pcp) << " " << f.dport << " " << f.size_bytes << " "
+       << format_seconds(f.start_ps) << "\n";
+  }
 }
 
 void write_flow_file(const std::string& path, const std::vector<Flow>& flows) {

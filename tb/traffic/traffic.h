@@ -45,6 +45,7 @@ struct Flow {
   // Indices (in the final list) of flows that must complete before this one
   // may start. Generators return indices into their own list; append() shifts them.
   std::vector<uint32_t> after;
+  uint16_t dport = 100;               // HPCC flow file's dport (100: HPCC's traffic_gen); reports only
 };
 bool operator==(const Flow& a, const Flow& b);
 inline bool operator!=(const Flow& a, const Flow& b) { return !(a == b); }
@@ -244,7 +245,8 @@ std::vector<Flow> all_to_all(const AllToAllParams& p, const Hosts& hosts, core::
 // Format (HPCC traffic_gen): the first line is the number of flows; then one
 // flow per line: "src dst pg dport size start_s" separated by spaces or tabs:
 // host indices, priority pg (-> Flow::pcp, 0..7), destination port (0..65535,
-// read and ignored; written as 100 like HPCC's generator), size in bytes
+// -> Flow::dport: HPCC's analysis scripts tell flow classes by it; it is
+// reported in fct.txt and has no effect on the run), size in bytes
 // (>= 1) and start time in seconds as a decimal (exponent allowed). Start
 // times are converted to ps exactly from the decimal text (no binary floating
 // point), rounded half up to a whole ps. Reading also accepts '#' comments and
@@ -252,16 +254,23 @@ std::vector<Flow> all_to_all(const AllToAllParams& p, const Hosts& hosts, core::
 // The format has no DSCP, tag or dependencies: reading sets dscp and tag from
 // the arguments and leaves `after` empty; writing drops them. So write then
 // read reproduces every flow that has no `after`, same dscp and tag.
+// With `host_of_id` (an HPCC topology, topology/hpcc.h), src and dst are the
+// topology file's node ids: host_of_id[id] is that node's host index, or
+// kNotHost for a switch; num_hosts is then unused.
+inline constexpr uint32_t kNotHost = 0xffffffffu;
 std::vector<Flow> read_flow_file(const std::string& path, const std::string& key_path,
                                  uint32_t num_hosts, const std::string& tag = "flowfile",
-                                 uint8_t dscp = 26);
+                                 uint8_t dscp = 26, const std::vector<uint32_t>* host_of_id = nullptr);
 std::vector<Flow> parse_flow_file(std::string_view text, const std::string& name,
                                   const std::string& key_path, uint32_t num_hosts,
-                                  const std::string& tag = "flowfile", uint8_t dscp = 26);
+                                  const std::string& tag = "flowfile", uint8_t dscp = 26,
+                                  const std::vector<uint32_t>* host_of_id = nullptr);
 // Writes the count line and one line per flow; start as seconds with 9 to 12
-// decimals (exact to the ps). Throws std::runtime_error if the file cannot be written.
+// decimals (exact to the ps). With `id_of_host` (an HPCC topology's
+// Topology::file_ids by host index), src and dst are written as those ids.
+// Throws std::runtime_error if the file cannot be written.
 void write_flow_file(const std::string& path, const std::vector<Flow>& flows);
-void write_flows(std::ostream& os, const std::vector<Flow>& flows);
+void write_flows(std::ostream& os, const std::vector<Flow>& flows, const std::vector<uint32_t>* id_of_host = nullptr);
 // ps -> "S.FFFFFFFFF[FFF]" (seconds, at least 9 decimals, trailing zeros beyond 9 trimmed).
 std::string format_seconds(uint64_t ps);
 

@@ -28,7 +28,12 @@ struct LinkConfig {
   uint64_t length_mm = 2000;            // cable length in millimetres
   uint64_t delay_per_m_ps = 5000;       // propagation, about 5 ns/m in fibre or copper
   double loss = 0.0;                    // probability a frame is lost, per direction
-  uint64_t delay_ps() const { return length_mm * delay_per_m_ps / 1000; }
+  // Propagation delay given outright (a topology file's per-link delay);
+  // UINT64_MAX: length_mm x delay_per_m_ps.
+  uint64_t fixed_delay_ps = UINT64_MAX;
+  uint64_t delay_ps() const {
+    return fixed_delay_ps != UINT64_MAX ? fixed_delay_ps : length_mm * delay_per_m_ps / 1000;
+  }
 };
 
 class Link : public sc_core::sc_module {

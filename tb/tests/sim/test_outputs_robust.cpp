@@ -193,7 +193,7 @@ void expect_stopped_run(const std::string& out, const std::string& reason) {
   EXPECT_LT(sim_ns, 15e6) << "stopped before sim.duration";
   EXPECT_EQ(json_field(s, "conservation_ok"), "true") << "a stop between slices leaves no event half done";
   for (const char* f : {"queues.csv", "flow_series.csv", "cc.csv", "flows.csv", "pfc.csv", "config.resolved.yaml",
-                        "flows.hpcc.txt", "pcap/h1-p0-rx.pcap", "pcap/h1-p0-tx.pcap"})
+                        "flows.hpcc.txt", "fct.txt", "pcap/h1-p0-rx.pcap", "pcap/h1-p0-tx.pcap"})
     EXPECT_TRUE(exists(out + "/" + f)) << f;
   expect_outputs_well_formed(out);
   // flows.csv lists every configured flow, finished or not.
@@ -258,9 +258,9 @@ TEST(OutputsRobust, ReusingAnOutputDirectoryIsRefusedUnlessForced) {
   ASSERT_EQ(forced.rc, 0) << forced.err;
   std::vector<std::string> got = files_in(out);
   std::sort(got.begin(), got.end());
-  const std::vector<std::string> want{"classes.csv",    "config.resolved.yaml", "ecmp_members.csv", "flows.csv",
-                                      "flows.hpcc.txt", "paths.csv",            "pfc.csv",          "ports.csv",
-                                      "queues.csv",     "summary.json"};
+  const std::vector<std::string> want{"classes.csv",    "config.resolved.yaml", "ecmp_members.csv", "fct.txt",
+                                      "flows.csv",      "flows.hpcc.txt",       "paths.csv",        "pfc.csv",
+                                      "ports.csv",      "queues.csv",           "summary.json"};
   EXPECT_EQ(got, want) << "no cc.csv, pcap/ or link from the first run";
   EXPECT_EQ(json_field(slurp(out + "/summary.json"), "complete"), "true");
   EXPECT_EQ(slurp(outside + "/keep.txt"), "keep");

@@ -89,11 +89,12 @@ TEST(FlowFile, DecimalSecondsToPicosecondsExactly) {
 
 TEST(FlowFile, ReadsHpccGeneratorOutput) {
   // As HPCC's traffic_gen writes it: the count line may carry a trailing space.
-  const auto flows = rt::parse_flow_file("2 \n5 9 3 100 20000 2.000012345\n9 5 3 100 350 2.000500000\n", "f",
+  // dport is kept (HPCC's scripts tell flow classes by it: 100, 200).
+  const auto flows = rt::parse_flow_file("2 \n5 9 3 100 20000 2.000012345\n9 5 3 200 350 2.000500000\n", "f",
                                          "k", 10, "ws", 24);
   ASSERT_EQ(flows.size(), 2u);
-  EXPECT_EQ(flows[0], (rt::Flow{5, 9, 20000, 2000012345000ull, 3, 24, "ws", {}}));
-  EXPECT_EQ(flows[1], (rt::Flow{9, 5, 350, 2000500000000ull, 3, 24, "ws", {}}));
+  EXPECT_EQ(flows[0], (rt::Flow{5, 9, 20000, 2000012345000ull, 3, 24, "ws", {}, 100}));
+  EXPECT_EQ(flows[1], (rt::Flow{9, 5, 350, 2000500000000ull, 3, 24, "ws", {}, 200}));
 }
 
 TEST(FlowFile, ErrorsHaveExactLocationAndReason) {

@@ -392,9 +392,9 @@ TEST(LongFlows, StaggerAndOverrides) {
   rc::Rng rng(1, "long");
   const auto flows = rt::long_flows(p, hosts, rng);
   ASSERT_EQ(flows.size(), 3u);
-  EXPECT_EQ(flows[0], (rt::Flow{0, 1, 1000000000, 10, 3, 26, "long", {}}));
-  EXPECT_EQ(flows[1], (rt::Flow{2, 1, 1000000000, 10 + 5 * rt::kPsPerMs, 3, 26, "long", {}}));
-  EXPECT_EQ(flows[2], (rt::Flow{3, 0, 5000, 42, 3, 26, "long", {}}));
+  EXPECT_EQ(flows[0], (rt::Flow{0, 1, 1000000000, 10, 3, 26, "long", {}, 100}));
+  EXPECT_EQ(flows[1], (rt::Flow{2, 1, 1000000000, 10 + 5 * rt::kPsPerMs, 3, 26, "long", {}, 100}));
+  EXPECT_EQ(flows[2], (rt::Flow{3, 0, 5000, 42, 3, 26, "long", {}, 100}));
   p.pairs = {{1, 1, {}, {}}};
   EXPECT_EQ(invalid_what([&] { rt::long_flows(p, hosts, rng); }), "long.pairs[0].dst = 1: same host as src");
 }
