@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -109,6 +110,16 @@ struct Csv {
   }
   const std::string& at(size_t row, const std::string& name) const { return rows.at(row).at(col(name)); }
 };
+
+// "1234.560" (rocesim's ns text: three decimals, the ps digits; docs/outputs.md)
+// -> 1234560 ps, exactly. Other text is a broken output: throws.
+inline uint64_t ns_text_ps(const std::string& s) {
+  const size_t dot = s.find('.');
+  if (dot == std::string::npos || dot == 0 || s.size() - dot != 4 ||
+      s.find_first_not_of("0123456789.") != std::string::npos || s.find('.', dot + 1) != std::string::npos)
+    throw std::invalid_argument("not ns with three decimals: '" + s + "'");
+  return std::stoull(s.substr(0, dot)) * 1000 + std::stoull(s.substr(dot + 1));
+}
 
 inline std::vector<std::string> csv_fields(const std::string& line) {
   std::vector<std::string> f;

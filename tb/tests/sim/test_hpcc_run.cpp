@@ -76,13 +76,6 @@ std::string flow_text() {
   return t;
 }
 
-// "1234.560" (flows.csv's ns with 3 decimals) -> 1234560 ps, exactly.
-uint64_t ns_text_ps(const std::string& s) {
-  const size_t dot = s.find('.');
-  EXPECT_NE(dot, std::string::npos) << s;
-  EXPECT_EQ(s.size() - dot, 4u) << s;
-  return std::stoull(s.substr(0, dot)) * 1000 + std::stoull(s.substr(dot + 1));
-}
 uint64_t nearest_ns(uint64_t ps) { return (ps + 500) / 1000; }  // HPCC writes whole ns; half up
 
 std::string scenario(const std::string& topo, const std::string& flows, const std::string& extra = "") {

@@ -34,15 +34,6 @@ using namespace clitest;
 
 namespace {
 
-// ps from rocesim's "123.456" ns text (exact: three decimals).
-uint64_t ps(const std::string& ns) {
-  const size_t dot = ns.find('.');
-  if (dot == std::string::npos) return std::stoull(ns) * 1000;
-  std::string frac = ns.substr(dot + 1);
-  frac.resize(3, '0');
-  return std::stoull(ns.substr(0, dot)) * 1000 + std::stoull(frac);
-}
-
 // A scalar of config.resolved.yaml (its first occurrence).
 std::string cfg(const std::string& yaml, const std::string& key) {
   std::smatch m;
@@ -124,7 +115,7 @@ size_t check_timing(const Csv& t, const Phys& ph) {
     const size_t rx = rows.back();
     if (!t.at(rx, "one_way_ns").size()) continue;  // not received by the end of the run
     const uint64_t frame = std::stoull(t.at(rx, "frame_bytes"));
-    const uint64_t created = ps(t.at(rx, "created_ns"));
+    const uint64_t created = ns_text_ps(t.at(rx, "created_ns"));
     uint64_t expect_arrival = created + wire_ps(frame, ph.host_rate) + ph.host_cable_ps;
     uint64_t sum = wire_ps(frame, ph.host_rate) + ph.host_cable_ps;
     EXPECT_EQ(rows.size(), std::stoul(t.at(rx, "hop")) + 1) << "packet " << id << ": a row per switch and the receiver";
@@ -133,25 +124,25 @@ size_t check_timing(const Csv& t, const Phys& ph) {
       const size_t i = rows[k];
       const std::string node = t.at(i, "node");
       const uint32_t out = static_cast<uint32_t>(std::stoul(t.at(i, "out_port")));
-      const uint64_t arrival = ps(t.at(i, "arrival_ns")), admit = ps(t.at(i, "admit_ns"));
-      const uint64_t departure = ps(t.at(i, "departure_ns"));
-      const uint64_t ingress = ps(t.at(i, "ingress_ns")), queueing = ps(t.at(i, "queueing_ns"));
-      const uint64_t pause = ps(t.at(i, "pause_ns")), ser = ps(t.at(i, "serialization_ns"));
+      const uint64_t arrival = ns_text_ps(t.at(i, "arrival_ns")), admit = ns_text_ps(t.at(i, "admit_ns"));
+      const uint64_t departure = ns_text_ps(t.at(i, "departure_ns"));
+      const uint64_t ingress = ns_text_ps(t.at(i, "ingress_ns")), queueing = ns_text_ps(t.at(i, "queueing_ns"));
+      const uint64_t pause = ns_text_ps(t.at(i, "pause_ns")), ser = ns_text_ps(t.at(i, "serialization_ns"));
       EXPECT_EQ(arrival, expect_arrival) << "packet " << id << " hop " << k << " arrives a wire and a cable later";
       const uint64_t edge = (arrival + ph.period_ps - 1) / ph.period_ps * ph.period_ps;
       EXPECT_EQ(admit, edge + ph.cycles * ph.period_ps) << "packet " << id << " hop " << k << ": the ingress pipeline";
       EXPECT_EQ(ingress, admit - arrival);
       EXPECT_EQ(departure, admit + queueing + pause) << "packet " << id << " hop " << k;
-      EXPECT_LE(admit, ps(t.at(i, "eligible_ns")));
-      EXPECT_LE(ps(t.at(i, "eligible_ns")), departure);
+      EXPECT_LE(admit, ns_text_ps(t.at(i, "eligible_ns")));
+      EXPECT_LE(ns_text_ps(t.at(i, "eligible_ns")), departure);
       const bool host = ph.to_host(node, out);
       EXPECT_EQ(ser, wire_ps(frame, host ? ph.host_rate : ph.fabric_rate)) << "packet " << id << " hop " << k;
       expect_arrival = departure + ser + (host ? ph.host_cable_ps : ph.fabric_cable_ps);
       sum += ingress + queueing + pause + ser + (host ? ph.host_cable_ps : ph.fabric_cable_ps);
     }
-    EXPECT_EQ(ps(t.at(rx, "arrival_ns")), expect_arrival) << "packet " << id << " at the receiver";
-    const uint64_t one_way = ps(t.at(rx, "one_way_ns"));
-    EXPECT_EQ(one_way, ps(t.at(rx, "arrival_ns")) - created);
+    EXPECT_EQ(ns_text_ps(t.at(rx, "arrival_ns")), expect_arrival) << "packet " << id << " at the receiver";
+    const uint64_t one_way = ns_text_ps(t.at(rx, "one_way_ns"));
+    EXPECT_EQ(one_way, ns_text_ps(t.at(rx, "arrival_ns")) - created);
     const int64_t diff = static_cast<int64_t>(one_way) - static_cast<int64_t>(sum);
     EXPECT_LT(std::llabs(diff), static_cast<long long>(ph.period_ps))
         << "packet " << id << ": one-way " << one_way << " ps, the hops add up to " << sum << " ps";
@@ -182,7 +173,7 @@ TEST(PacketTrace, PfcIncastEveryHopAddsUpToTheOneWayDelayAndTheDepthsAreTheQueue
   ASSERT_TRUE(v.has("sw0.p16.q3.depth_bytes"));
   std::map<uint64_t, std::vector<size_t>> at;  // admission time -> rows (sw0 hops within the waveform window)
   for (size_t i = 0; i < o.t.rows.size(); ++i)
-    if (o.t.at(i, "node") == "sw0" && ps(o.t.at(i, "admit_ns")) <= 300000000ull) at[ps(o.t.at(i, "admit_ns"))].push_back(i);
+    if (o.t.at(i, "node") == "sw0" && ns_text_ps(o.t.at(i, "admit_ns")) <= 300000000ull) at[ns_text_ps(o.t.at(i, "admit_ns"))].push_back(i);
   size_t checked = 0, total = 0;
   for (auto& [t, rows] : at) {
     total += rows.size();
@@ -222,9 +213,9 @@ TEST(PacketTrace, LeafSpinePauseIsThePausedTimeOfTheEgressFromPfcCsv) {
   for (size_t i = 0; i < p.rows.size(); ++i) {
     if (p.at(i, "priority") != "3") continue;
     const std::pair<std::string, uint32_t> k{p.at(i, "node"), static_cast<uint32_t>(std::stoul(p.at(i, "port")))};
-    if (p.at(i, "event") == "pause_start") open[k] = ps(p.at(i, "time_ns"));
+    if (p.at(i, "event") == "pause_start") open[k] = ns_text_ps(p.at(i, "time_ns"));
     if (p.at(i, "event") == "pause_end" && open.count(k)) {
-      iv[k].emplace_back(open[k], ps(p.at(i, "time_ns")));
+      iv[k].emplace_back(open[k], ns_text_ps(p.at(i, "time_ns")));
       open.erase(k);
     }
   }
@@ -232,11 +223,11 @@ TEST(PacketTrace, LeafSpinePauseIsThePausedTimeOfTheEgressFromPfcCsv) {
   size_t paused = 0;
   for (size_t i = 0; i < o.t.rows.size(); ++i) {
     if (o.t.at(i, "pause_ns").empty()) continue;
-    const uint64_t a = ps(o.t.at(i, "admit_ns")), d = ps(o.t.at(i, "departure_ns"));
+    const uint64_t a = ns_text_ps(o.t.at(i, "admit_ns")), d = ns_text_ps(o.t.at(i, "departure_ns"));
     uint64_t expect = 0;
     for (const auto& [s, e] : iv[{o.t.at(i, "node"), static_cast<uint32_t>(std::stoul(o.t.at(i, "out_port")))}])
       if (s < d && e > a) expect += std::min(e, d) - std::max(s, a);
-    EXPECT_EQ(ps(o.t.at(i, "pause_ns")), expect) << "packet " << o.t.at(i, "packet_id") << " at " << o.t.at(i, "node");
+    EXPECT_EQ(ns_text_ps(o.t.at(i, "pause_ns")), expect) << "packet " << o.t.at(i, "packet_id") << " at " << o.t.at(i, "node");
     paused += expect > 0;
   }
   EXPECT_GT(paused, 20u) << "the scenario pauses spines and leaves: some traced hops waited paused";

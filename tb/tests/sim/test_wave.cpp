@@ -33,11 +33,6 @@ std::vector<std::vector<std::string>> csv(const std::string& text) {
   return rows;
 }
 
-// "35823.000" (ns with ps digits, docs/outputs.md) -> ps.
-uint64_t ns_to_ps(const std::string& s) {
-  const size_t dot = s.find('.');
-  return std::stoull(s.substr(0, dot)) * 1000 + (dot == std::string::npos ? 0 : std::stoull(s.substr(dot + 1)));
-}
 
 size_t col(const std::vector<std::string>& head, const std::string& name) {
   for (size_t i = 0; i < head.size(); ++i)
@@ -126,7 +121,7 @@ TEST_F(WaveIncast, DepthAgreesWithQueuesCsv) {
   size_t checked = 0, nonzero = 0;
   for (size_t i = 1; i < rows.size(); ++i) {
     const auto& r = rows[i];
-    const uint64_t t = ns_to_ps(r[ct]);
+    const uint64_t t = clitest::ns_text_ps(r[ct]);
     const std::string q = r[cn] + ".p" + r[cp] + ".q" + r[cq] + ".";
     for (auto [sig, c] : {std::pair{q + "depth_bytes", cb}, std::pair{q + "depth_cells", cc},
                           std::pair{r[cn] + ".mmu.buffer_cells", cu}}) {
@@ -162,7 +157,7 @@ static std::pair<size_t, size_t> expect_pause_edges(const wavetest::Vcd& vcd, co
     const auto& r = rows[i];
     if (!nodes.empty() && !nodes.count(r[cn])) continue;
     const std::string& e = r[ce];
-    const uint64_t t = ns_to_ps(r[ct]);
+    const uint64_t t = clitest::ns_text_ps(r[ct]);
     const std::string port = r[cn] + ".p" + r[cp] + ".";
     if (e == "xoff" || e == "xon") {
       want[port + "pg" + r[cr] + ".xoff"].emplace_back(t, e == "xoff");
@@ -335,7 +330,7 @@ TEST(WaveDcqcn, RateIsTheCcCsvRate) {
   const size_t ct = col(rows[0], "time_ns"), cf = col(rows[0], "flow"), cr = col(rows[0], "rate_bps");
   std::map<std::string, std::vector<std::pair<uint64_t, uint64_t>>> by_flow;
   for (size_t i = 1; i < rows.size(); ++i)
-    by_flow[rows[i][cf]].emplace_back(ns_to_ps(rows[i][ct]), std::stoull(rows[i][cr]));
+    by_flow[rows[i][cf]].emplace_back(clitest::ns_text_ps(rows[i][ct]), std::stoull(rows[i][cr]));
   size_t flows = 0, edges = 0;
   for (const auto& [name, id] : vcd.id_of) {
     const size_t f = name.find(".flow"), e = name.rfind(".rate_bps");
