@@ -143,12 +143,15 @@ Estimate estimate(const Scenario& s, const std::vector<CaptureSpec>& captures, u
   add(e.memory, "switch ports", ports * kPerSwitchPort, num(ports) + " x " + bytes_text(sat(kPerSwitchPort)));
   if (series) add(e.memory, "queue samples", ports * kPerPortSeries, num(ports) + " ports x " + bytes_text(sat(kPerPortSeries)));
   add(e.memory, "routes", routes * kPerRoute, num(routes) + " x " + num(kPerRoute) + " B");
+  // Whether a switch sprays (paths.csv then has a row per frame and hop, below).
+  bool spray = false;
   {
     // ECMP bucket tables (selection: table): per group of more than one
     // member, 2^table_bits buckets of two 16-bit words (member, home).
     double tables = 0, table_bytes = 0;
     for (uint32_t n : T.switches) {
       const ecmp::Config c = switch_ecmp(s.sw.ecmp, T.nodes[n], s.seed);
+      spray |= c.dlb.mode == ecmp::DlbMode::spray_random || c.dlb.mode == ecmp::DlbMode::spray_round_robin;
       if (c.selection != ecmp::Selection::table) continue;
       for (const topology::Group& g : T.groups[n]) {
         if (g.ports.size() < 2) continue;
@@ -237,11 +240,6 @@ Estimate estimate(const Scenario& s, const std::vector<CaptureSpec>& captures, u
     // paths.csv: a row per flow, direction (4) and hop (at most 8 counted)
     // while flows keep their way; spraying moves per packet, a row per data
     // and ACK frame and hop. The rows are held until the end (64 B each).
-    bool spray = false;
-    for (uint32_t n : T.switches) {
-      const ecmp::DlbMode m = switch_ecmp(s.sw.ecmp, T.nodes[n], s.seed).dlb.mode;
-      spray |= m == ecmp::DlbMode::spray_random || m == ecmp::DlbMode::spray_round_robin;
-    }
     const double rows = flows * 4 * 8 + (spray ? packets * 2 * 8 : 0);
     add(e.output, "paths.csv", rows * kPathRow, num(rows) + " rows x " + num(kPathRow) + " B");
     add(e.memory, "path rows", rows * 64 + flows * 5 * 48, num(rows) + " rows x 64 B");
@@ -253,8 +251,7 @@ Estimate estimate(const Scenario& s, const std::vector<CaptureSpec>& captures, u
     double named = 0;
     const PacketTraceSpec& t = s.stats.packet_trace;
     for (size_t i = 0; i < s.flows.size(); ++i)
-      if (std::find(t.flows.begin(), t.flows.end(), i) != t.flows.end() ||
-          std::find(t.tags.begin(), t.tags.end(), s.flows[i].tag) != t.tags.end())
+      if (t.names(i, s.flows[i].tag))
         named += std::ceil(static_cast<double>(s.flows[i].message_bytes) / s.hosts.mtu) * s.flows[i].messages;
     const double traced = std::min(packets, named + t.sample * (packets - named));
     add(e.output, "packet_trace.csv", traced * 9 * kTraceRow, num(traced) + " packets x 9 rows x " + num(kTraceRow) + " B");

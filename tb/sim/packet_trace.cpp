@@ -25,10 +25,7 @@ const char* kHeader =
 PacketTracer::PacketTracer(const Scenario& s, std::vector<sw::Switch*> switches, sw::HopObserver* next)
     : m_s(s), m_switches(std::move(switches)), m_next(next), m_flow_all(s.flows.size(), 0) {
   const PacketTraceSpec& t = s.stats.packet_trace;
-  for (uint64_t f : t.flows)
-    if (f < m_flow_all.size()) m_flow_all[f] = 1;
-  for (size_t f = 0; f < s.flows.size(); ++f)
-    if (std::find(t.tags.begin(), t.tags.end(), s.flows[f].tag) != t.tags.end()) m_flow_all[f] = 1;
+  for (size_t f = 0; f < s.flows.size(); ++f) m_flow_all[f] = t.names(f, s.flows[f].tag);
   // A packet of another flow is traced when its draw (uniform on 2^64) is
   // below sample x 2^64; sample 1 traces all.
   m_sample_threshold = t.sample >= 1.0 ? UINT64_MAX : static_cast<uint64_t>(std::ldexp(t.sample, 64));

@@ -44,13 +44,6 @@ void PathRecorder::on_hop(uint32_t sw, pk::Packet& p, const sw::Hop& h) {
   d.rows.push_back(r);
 }
 
-std::vector<PathRecorder::Row> PathRecorder::rows(size_t f, pk::PathDir dir) const {
-  std::vector<Row> v = m_dirs.at(f * kDirs + static_cast<size_t>(dir)).rows;
-  // Opening order is time order; a stable sort by hop keeps it within a hop.
-  std::stable_sort(v.begin(), v.end(), [](const Row& a, const Row& b) { return a.hop < b.hop; });
-  return v;
-}
-
 std::string PathRecorder::current_path(size_t f, pk::PathDir dir) const {
   const Dir& d = m_dirs.at(f * kDirs + static_cast<size_t>(dir));
   std::string s;

@@ -42,8 +42,6 @@ class PathRecorder : public sw::HopObserver {
 
   void on_hop(uint32_t sw, packet::Packet& p, const sw::Hop& h) override;
 
-  // The rows of flow f in direction d, by hop index then time.
-  std::vector<Row> rows(size_t f, packet::PathDir d) const;
   // The way the last frame went, hop by hop: "leaf0:16>18 spine2:0>5 leaf5:18>3"
   // (SWITCH:IN>OUT per hop; empty when no frame of f went that way).
   std::string current_path(size_t f, packet::PathDir d) const;

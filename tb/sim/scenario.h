@@ -2,6 +2,7 @@
 // validated at load. Blocks receive plain structs from it, never YAML.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -99,6 +100,11 @@ struct PacketTraceSpec {
   std::vector<std::string> tags;
   double sample = 0;
   bool any() const { return !flows.empty() || !tags.empty() || sample > 0; }
+  // Every packet of this flow is traced (by its id or its tag).
+  bool names(uint64_t flow_id, const std::string& tag) const {
+    return std::find(flows.begin(), flows.end(), flow_id) != flows.end() ||
+           std::find(tags.begin(), tags.end(), tag) != tags.end();
+  }
 };
 
 struct StatsSection {
