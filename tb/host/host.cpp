@@ -230,6 +230,10 @@ void Host::add_send_flow(FlowRecord* f, uint32_t peer_ip, pk::Mac peer_mac, bool
 
 uint16_t data_udp_sport(const FlowRecord& f) {
   // RoCEv2 puts flow entropy in the UDP source port (IBTA Annex A17); keep it in 0xC000..0xFFFF.
+  // One port per connection, used by every frame of it in both directions:
+  // the requester's data, the responder's ACKs/NAKs/CNPs and the CM MADs
+  // each way. A17 derives the port from the GRH flow label, which the CM REQ
+  // carries (Primary Flow Label) so that both ends use the same one.
   return static_cast<uint16_t>(
       0xC000 | (core::fnv1a64(std::to_string(f.src_qp) + ":" + std::to_string(f.dst_qp) + ":" + std::to_string(f.src)) &
                 0x3fff));
@@ -260,8 +264,10 @@ void Host::add_recv_flow(FlowRecord* f, uint32_t peer_ip, pk::Mac peer_mac) {
   r.np = cc::DcqcnNp(m_cfg.min_time_between_cnps_ps);
   r.rx = rc::RcResponder(rc_config(), f->total_bytes());
   m_recv_by_flow[f->id] = static_cast<uint32_t>(idx);
-  r.udp_sport = static_cast<uint16_t>(0xC000 | (core::fnv1a64("ack:" + std::to_string(f->dst_qp) + ":" +
-                                                              std::to_string(f->dst)) & 0x3fff));
+  // The responder answers on the connection's own UDP source port (see
+  // data_udp_sport): its ACKs, NAKs and CNPs hash like the data under a
+  // symmetric ECMP hash, so both directions can take the same switches.
+  r.udp_sport = data_udp_sport(*f);
 }
 
 void Host::on_wake() {
@@ -446,7 +452,7 @@ void Host::send_cm(uint16_t attr, const FlowRecord& f, uint32_t peer_ip, pk::Mac
   cm.local_qpn = from_sender ? f.src_qp : f.dst_qp;
   cm.starting_psn = 0;
   pk::Packet* p = m_ledger.create();
-  pk::build_cm(*p, eth, ip, 0xC000 | (f.id & 0x3fff), cm);
+  pk::build_cm(*p, eth, ip, data_udp_sport(f), cm);  // the connection's port, both ways (data_udp_sport)
   p->flow_id = f.id;
   p->path_dir = static_cast<uint8_t>(from_sender ? pk::PathDir::cm_fwd : pk::PathDir::cm_rev);
   p->created_ps = core::now_ps();

@@ -84,8 +84,9 @@ struct FlowRecord {
   bool done() const { return finish_ps != UINT64_MAX; }
 };
 
-// The UDP source port of a flow's data packets (its ECMP entropy): the
-// fabric's ideal-FCT path hashes the same key the switches see.
+// The UDP source port of a flow's connection (its ECMP entropy), carried by
+// every frame of it both ways: data, ACK/NAK/CNP and CM MADs. The fabric's
+// ideal-FCT path hashes the same key the switches see.
 uint16_t data_udp_sport(const FlowRecord& f);
 
 struct HostConfig {

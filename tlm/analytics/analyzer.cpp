@@ -448,8 +448,14 @@ void Analyzer::analyse(const pk::Meta& m, uint32_t port, uint64_t t) {
   d.interval_payload += m.l4_payload_len;
   roll_throughput(d, t, m_cfg.throughput_interval_ps);
   d.tp_bytes += m.l4_payload_len;
-  if (d.have_psn && !psn_after(m.psn, d.max_psn)) {
+  const bool retx = d.have_psn && !psn_after(m.psn, d.max_psn);
+  if (retx) {
     ++d.retx_packets;
+    // Karn's rule: the sender went back, so an ACK of a request still
+    // waiting may answer either transmission; drop them, and take no
+    // request from a retransmitted packet (the NIC samples first
+    // transmissions only).
+    d.req_n = 0;
   } else {
     d.max_psn = m.psn;
     d.have_psn = true;
@@ -459,10 +465,7 @@ void Analyzer::analyse(const pk::Meta& m, uint32_t port, uint64_t t) {
     if (m.has_aeth && ((m.aeth_syndrome >> 5) & 3u) == 0) take_rtt(back, m.psn, true, t);
     return;
   }
-  if (!(m.ackreq || cls == OpClass::read_request || ends_message(m.opcode))) return;
-  if (d.have_req && !psn_after(m.psn, d.last_req_psn)) d.req_n = 0;  // a retransmission: Karn
-  d.have_req = true;
-  d.last_req_psn = m.psn;
+  if (retx || !(m.ackreq || cls == OpClass::read_request || ends_message(m.opcode))) return;
   if (d.req_n < kPendingRequests) {
     const size_t i = (d.req_head + d.req_n) % kPendingRequests;
     d.req_psn[i] = m.psn;

@@ -73,10 +73,12 @@
 //                        LAST p covers PSNs <= p (24-bit serial order). Each
 //                        covered request gives a sample t(ACK) - t(request);
 //                        rtt_avg is the mean of the last kRttWindow samples
-//                        (a sliding average), in ns (rounded down). A request
-//                        whose PSN is not after the last request's (a
-//                        retransmission) clears the waiting requests
-//                        (Karn's rule: such samples are ambiguous).
+//                        (a sliding average), in ns (rounded down). A
+//                        retransmitted packet (PSN not after the highest
+//                        seen in d: the sender went back) clears the waiting
+//                        requests and is no request itself (Karn's rule: an
+//                        ACK may answer either transmission), as the NIC,
+//                        which samples first transmissions only.
 //   throughput           payload bytes of d counted in intervals of
 //                        throughput_interval_ps aligned to multiples of it;
 //                        throughput_bps is the rate of the last complete
@@ -287,8 +289,6 @@ class Analyzer {
     uint32_t req_psn[kPendingRequests] = {};
     uint64_t req_ps[kPendingRequests] = {};
     uint8_t req_head = 0, req_n = 0;
-    bool have_req = false;
-    uint32_t last_req_psn = 0;
     uint64_t rtt_ps[kRttWindow] = {};
     uint8_t rtt_n = 0, rtt_pos = 0;
     uint32_t rtt_interval_samples = 0;

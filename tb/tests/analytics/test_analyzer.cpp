@@ -340,15 +340,18 @@ TEST(Analytics, AckCoverageAndRetransmission) {
   d.frame(ack(c, kC2s, 4, 0x60), 2, 5 * kUs);  // NAK 4: 3 arrived, 4 lost
   d.frame(data(c, kC2s, pk::op::kWriteOnly, 4, true, 100), 1, 6 * kUs);  // go back: retransmission
   d.frame(ack(c, kC2s, 4), 2, 8 * kUs);
-  a.flush(9 * kUs);
+  d.frame(data(c, kC2s, pk::op::kWriteOnly, 5, true, 100), 1, 9 * kUs);  // a first transmission again
+  d.frame(ack(c, kC2s, 5), 2, 12 * kUs);
+  a.flush(13 * kUs);
   ASSERT_EQ(out.records.size(), 1u);
   const DirRecord& r = out.records[0].dir[kC2s];
   EXPECT_EQ(r.naks, 1u);
   EXPECT_EQ(r.retx_packets, 1u);
   // Samples: PSN 3 covered by the NAK (5 - 1 us); PSN 4's first send was
-  // dropped from the window by the retransmission, whose ACK gives 8 - 6 us.
+  // dropped from the window by the retransmission, which is no request
+  // itself (its ACK at 8 us gives nothing); PSN 5, sent first at 9 us, 12 - 9 us.
   EXPECT_EQ(r.rtt_samples, 2u);
-  EXPECT_EQ(r.rtt_avg_ns, (4000u + 2000u) / 2);
+  EXPECT_EQ(r.rtt_avg_ns, (4000u + 3000u) / 2);
 }
 
 TEST(Analytics, TimestampsAreQuantized) {
