@@ -451,6 +451,9 @@ void Host::send_cm(uint16_t attr, const FlowRecord& f, uint32_t peer_ip, pk::Mac
   cm.remote_comm_id = attr == pk::cm::kReq ? 0 : (from_sender ? 2 * f.id + 2 : 2 * f.id + 1);
   cm.local_qpn = from_sender ? f.src_qp : f.dst_qp;
   cm.starting_psn = 0;
+  // The connection's flow label: A17's UDP source port of a label below 2^14
+  // is 0xC000 | label, the port every frame of the connection carries.
+  if (attr == pk::cm::kReq) cm.flow_label = data_udp_sport(f) & 0x3fffu;
   pk::Packet* p = m_ledger.create();
   pk::build_cm(*p, eth, ip, data_udp_sport(f), cm);  // the connection's port, both ways (data_udp_sport)
   p->flow_id = f.id;

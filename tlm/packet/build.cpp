@@ -208,7 +208,7 @@ void build_cm(Packet& p, const EthSpec& eth, const Ipv4Spec& ip, uint16_t udp_sp
     case cm::kReq:
       // REQ: LocalCommID@0, ServiceID@8, LocalCA GUID@16, LocalQKey@28,
       // LocalQPN(24)@32, StartingPSN(24)@44, P_Key@48, primary path LIDs@52/54
-      // (0xFFFF permissive on RoCE), primary local/remote GIDs@56/72.
+      // (0xFFFF permissive on RoCE), primary local/remote GIDs@56/72, primary flow label@88.
       put24(d + 32, cm.local_qpn);
       put24(d + 44, cm.starting_psn);
       put16(d + 48, 0xffff);
@@ -219,6 +219,10 @@ void build_cm(Packet& p, const EthSpec& eth, const Ipv4Spec& ip, uint16_t udp_sp
       put32(d + 56 + 12, ip.src);
       put16(d + 72 + 10, 0xffff);
       put32(d + 72 + 12, ip.dst);
+      // Primary Flow Label: the upper 20 bits of the word @88 (then 6
+      // reserved bits and PacketRate, left 0). Annex A17 derives a RoCEv2
+      // connection's UDP source port from it, so both ends use one port.
+      put32(d + 88, (cm.flow_label & 0xfffffu) << 12);
       break;
     case cm::kRep:
       // REP: LocalCommID@0, RemoteCommID@4, LocalQKey@8, LocalQPN(24)@12, StartingPSN(24)@20.

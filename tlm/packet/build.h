@@ -42,6 +42,7 @@ struct CmSpec {
   uint32_t local_qpn = 0;           // REQ/REP: the sender's QP number (24 bits)
   uint32_t starting_psn = 0;        // REQ/REP: starting PSN (24 bits)
   uint32_t src_qp = 1;              // DETH source QP (1 for GSI)
+  uint32_t flow_label = 0;          // REQ: Primary Flow Label (20 bits), the connection's GRH flow label
 };
 
 // IBTA Vol 1 9.2.1 (BTH PadCnt): pad bytes that bring a payload to a multiple of 4.

@@ -306,6 +306,7 @@ TEST(Cm, ReqRepRtuAndOthersRoundTrip) {
     s.remote_comm_id = 0x55667788u;
     s.local_qpn = 0x00abcd12;
     s.starting_psn = 0x00654321;
+    s.flow_label = 0xabcde;
     Packet p;
     build_cm(p, test::eth_spec(true, 6), test::ip_spec(), 0x1234, s);
     EXPECT_EQ(p.hdr_len, 18 + 20 + 8 + 12 + 8 + 256);
@@ -330,6 +331,10 @@ TEST(Cm, ReqRepRtuAndOthersRoundTrip) {
       EXPECT_EQ(d[32] << 16 | d[33] << 8 | d[34], 0xabcd12);
       EXPECT_EQ(d[44] << 16 | d[45] << 8 | d[46], 0x654321);
       EXPECT_EQ(d[48] << 8 | d[49], 0xffff);
+      // Primary Flow Label: bits 0-19 (most significant first) of the word @88.
+      EXPECT_EQ(uint32_t(d[88]) << 12 | d[89] << 4 | d[90] >> 4, 0xabcdeu);
+      EXPECT_EQ(d[90] & 0x0f, 0);
+      EXPECT_EQ(d[91], 0);
     }
     if (c.attr == cm::kRep) {
       EXPECT_EQ(d[12] << 16 | d[13] << 8 | d[14], 0xabcd12);
