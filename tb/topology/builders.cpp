@@ -23,9 +23,9 @@ void require_rate(const char* builder, const char* key, uint64_t bps) {
 struct Build {
   Topology t;
 
-  void add_hosts(uint32_t n) {
+  void add_hosts(uint32_t n, uint32_t ports = 1) {
     for (uint32_t i = 0; i < n; ++i)
-      t.nodes.push_back(Node{"h" + std::to_string(i), Node::host, i, "host", 1, host_ip_of(i)});
+      t.nodes.push_back(Node{"h" + std::to_string(i), Node::host, i, "host", ports, host_ip_of(i)});
   }
   // `count` switches of one role; returns the node index of the first.
   uint32_t add_switches(const std::string& role, uint32_t count, uint32_t ports) {
@@ -75,9 +75,12 @@ Topology leaf_spine(const LeafSpineParams& p) {
                                 (per_leaf > kMaxFabricLinks ? std::string("more than ") + std::to_string(kMaxFabricLinks)
                                                             : std::to_string(per_leaf * p.leaves)) +
                                 " fabric links: must be <= " + std::to_string(kMaxFabricLinks));
-  const uint64_t leaf_ports = p.hosts_per_leaf + per_leaf;
+  if (p.mlag && p.leaves % 2 != 0) bad_param(b, "leaves", p.leaves, "must be even with mlag (pairs of leaves)");
+  // With M-LAG a leaf carries its pair's 2 * hosts_per_leaf hosts and a peer link.
+  const uint64_t leaf_ports = (p.mlag ? 2ull * p.hosts_per_leaf + 1 : p.hosts_per_leaf) + per_leaf;
   if (leaf_ports > kMaxPortsPerNode)
-    throw std::invalid_argument(std::string(b) + ": hosts_per_leaf + spines * links_per_leaf_spine = " +
+    throw std::invalid_argument(std::string(b) + (p.mlag ? ": 2 * hosts_per_leaf + spines * links_per_leaf_spine + 1 = "
+                                                         : ": hosts_per_leaf + spines * links_per_leaf_spine = ") +
                                 std::to_string(leaf_ports) + " leaf ports: must be <= " +
                                 std::to_string(kMaxPortsPerNode));
   const uint64_t spine_ports = static_cast<uint64_t>(p.leaves) * p.links_per_leaf_spine;
@@ -88,15 +91,32 @@ Topology leaf_spine(const LeafSpineParams& p) {
   const uint32_t L = p.leaves, S = p.spines, H = p.hosts_per_leaf, K = p.links_per_leaf_spine;
   Build bl;
   bl.t.kind = b;
-  bl.add_hosts(L * H);
+  bl.add_hosts(L * H, p.mlag ? 2 : 1);
   const uint32_t leaf0 = bl.add_switches("leaf", L, static_cast<uint32_t>(leaf_ports));
   const uint32_t spine0 = bl.add_switches("spine", S, L * K);
-  for (uint32_t l = 0; l < L; ++l)
-    for (uint32_t j = 0; j < H; ++j) bl.link(l * H + j, 0, leaf0 + l, j, p.host_rate, p.host_cable_mm);
+  // First spine port of a leaf: after its host ports.
+  const uint32_t up0 = p.mlag ? 2 * H : H;
+  if (p.mlag) {
+    // Host i of pair k (hosts 2kH .. 2kH+2H-1) on port i - 2kH of both leaves.
+    for (uint32_t port = 0; port < 2; ++port)
+      for (uint32_t i = 0; i < L * H; ++i) {
+        const uint32_t pair = i / (2 * H);
+        bl.link(i, port, leaf0 + 2 * pair + port, i % (2 * H), p.host_rate, p.host_cable_mm);
+      }
+  } else {
+    for (uint32_t l = 0; l < L; ++l)
+      for (uint32_t j = 0; j < H; ++j) bl.link(l * H + j, 0, leaf0 + l, j, p.host_rate, p.host_cable_mm);
+  }
   for (uint32_t l = 0; l < L; ++l)
     for (uint32_t s = 0; s < S; ++s)
       for (uint32_t k = 0; k < K; ++k)
-        bl.link(leaf0 + l, H + s * K + k, spine0 + s, l * K + k, p.fabric_rate, p.fabric_cable_mm);
+        bl.link(leaf0 + l, up0 + s * K + k, spine0 + s, l * K + k, p.fabric_rate, p.fabric_cable_mm);
+  if (p.mlag) {
+    const uint32_t peer = mlag_peer_port(p);
+    for (uint32_t k = 0; k < L / 2; ++k)
+      bl.link(leaf0 + 2 * k, peer, leaf0 + 2 * k + 1, peer, p.peer_rate ? p.peer_rate : p.fabric_rate,
+              p.peer_cable_mm ? p.peer_cable_mm : p.fabric_cable_mm);
+  }
   finalize(bl.t, p.routes);
   return std::move(bl.t);
 }

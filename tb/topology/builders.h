@@ -38,7 +38,23 @@ struct LeafSpineParams {
   uint64_t host_cable_mm = 2000;
   uint64_t fabric_cable_mm = 10000;
   RouteStyle routes = RouteStyle::automatic;
+  // M-LAG pairs (the seed article's figure 3): leaves must be even; pair k is
+  // (leaf 2k, leaf 2k+1), joined by one peer link; the pair's 2*hosts_per_leaf
+  // hosts h(2k*hpl) .. h(2k*hpl + 2*hpl - 1) are each dual-homed: host j of the
+  // pair on port j of both leaves, its port 0 to leaf 2k and port 1 to leaf 2k+1.
+  // Leaf ports: 0..2*hpl-1 hosts; 2*hpl + s*links_per_leaf_spine + k spines;
+  // the last one (2*hpl + spines*links_per_leaf_spine) the peer link.
+  // Links: host port-0 links (h-order), host port-1 links (h-order), fabric
+  // links as above, then the peer links (pair order, end a = leaf 2k, port = last).
+  // The host count is leaves * hosts_per_leaf either way.
+  bool mlag = false;
+  uint64_t peer_rate = 0;                     // bps of a peer link; 0: fabric_rate
+  uint64_t peer_cable_mm = 0;                 // 0: fabric_cable_mm
 };
+// The peer-link port of an M-LAG leaf built with p (the last port).
+inline uint32_t mlag_peer_port(const LeafSpineParams& p) {
+  return 2 * p.hosts_per_leaf + p.spines * p.links_per_leaf_spine;
+}
 // Bounds: every count >= 1; leaves * hosts_per_leaf <= kMaxHosts;
 // leaves <= kMaxLeaves; leaves * spines * links_per_leaf_spine <= kMaxFabricLinks;
 // ports per switch <= kMaxPortsPerNode. kMaxLeaves and kMaxFabricLinks bound route generation

@@ -128,7 +128,9 @@ void finalize(Topology& t, RouteStyle style) {
       bad("node " + nd.name + " has " + std::to_string(nd.ports) + " ports: must be <= " +
           std::to_string(kMaxPortsPerNode));
     if (nd.kind == Node::host) {
-      if (nd.ports != 1) bad("host " + nd.name + " has " + std::to_string(nd.ports) + " ports: must be 1");
+      // 2 ports: dual-homed (M-LAG), checked once the links are known.
+      if (nd.ports != 1 && nd.ports != 2)
+        bad("host " + nd.name + " has " + std::to_string(nd.ports) + " ports: must be 1 (or 2, dual-homed)");
       // Hosts first and in h-order keep node index == h-index, which the
       // addressing and host_by_ip() rely on.
       if (nd.index != n || !t.switches.empty())
@@ -160,6 +162,18 @@ void finalize(Topology& t, RouteStyle style) {
   for (uint32_t n = 0; n < t.nodes.size(); ++n)
     for (uint32_t p = 0; p < t.nodes[n].ports; ++p)
       if (t.port_link[n][p] == kInf) bad("port " + port_text(t, PortRef{n, p}) + " is not connected");
+  // A dual-homed host's two ports go to two different switches (an M-LAG
+  // pair); anything else (host-to-host, both ports on one switch) is refused.
+  for (uint32_t h : t.hosts) {
+    if (t.nodes[h].ports != 2) continue;
+    const PortRef u0 = t.peer(PortRef{h, 0}), u1 = t.peer(PortRef{h, 1});
+    for (PortRef u : {u0, u1})
+      if (t.nodes[u.node].kind != Node::sw)
+        bad("dual-homed host " + t.nodes[h].name + " has a port to " + port_text(t, u) + ": must be a switch");
+    if (u0.node == u1.node)
+      bad("dual-homed host " + t.nodes[h].name + " has both ports on " + t.nodes[u0.node].name +
+          ": must be two different switches");
+  }
 
   generate_routes(t, style);
 }
@@ -178,22 +192,31 @@ void generate_routes(Topology& t, RouteStyle style) {
   t.routes.assign(nn, {});
   t.groups.assign(nn, {});
 
-  // Distance to a host h is 1 + distance to the switch it hangs off (its only
-  // neighbour), and hosts never forward. So every host on the same switch has
-  // the same next-hop set everywhere except at that switch itself, and one
-  // BFS per such "attachment" switch over the switch-only graph gives the
-  // general per-host shortest-path ECMP sets exactly.
+  // Distance to a host h is 1 + distance to the nearest switch it hangs off
+  // (its only neighbour, or either member of the M-LAG pair a dual-homed host
+  // hangs off), and hosts never forward. So every host on the same attachment
+  // (one switch, or one pair) has the same next-hop set everywhere except at
+  // the attachment's own switches, and one multi-source BFS per attachment
+  // over the switch-only graph gives the general per-host shortest-path ECMP
+  // sets exactly. A pair's peer link is never a next hop toward its hosts:
+  // both members are at distance 0.
   std::vector<uint32_t> attach_of_host(t.hosts.size(), kNoNode);  // index into `attach`, or kNoNode
-  std::vector<uint32_t> attach;                                  // attachment switches, first-seen order
-  std::vector<uint32_t> attach_id(nn, kNoNode);
+  std::vector<std::pair<uint32_t, uint32_t>> attach;              // (switch, switch or kNoNode), first-seen order
+  std::unordered_map<uint64_t, uint32_t> attach_id;
   for (uint32_t i = 0; i < t.hosts.size(); ++i) {
     const PortRef up = t.peer(PortRef{t.hosts[i], 0});
     if (t.nodes[up.node].kind != Node::sw) continue;  // host-to-host cable: nothing to route
-    if (attach_id[up.node] == kNoNode) {
-      attach_id[up.node] = static_cast<uint32_t>(attach.size());
-      attach.push_back(up.node);
+    uint32_t second = kNoNode;
+    if (t.nodes[t.hosts[i]].ports == 2) second = t.peer(PortRef{t.hosts[i], 1}).node;
+    const uint32_t lo = second == kNoNode ? up.node : std::min(up.node, second);
+    const uint32_t hi = second == kNoNode ? kNoNode : std::max(up.node, second);
+    const uint64_t key = static_cast<uint64_t>(lo) << 32 | hi;
+    auto it = attach_id.find(key);
+    if (it == attach_id.end()) {
+      it = attach_id.emplace(key, static_cast<uint32_t>(attach.size())).first;
+      attach.emplace_back(lo, hi);
     }
-    attach_of_host[i] = attach_id[up.node];
+    attach_of_host[i] = it->second;
   }
 
   // Switch-only adjacency: (port, peer switch) per switch, flat.
@@ -224,10 +247,12 @@ void generate_routes(Topology& t, RouteStyle style) {
   std::vector<uint32_t> ports;
   for (uint32_t a = 0; a < attach.size(); ++a) {
     std::fill(dist.begin(), dist.end(), kInf);
-    const uint32_t src = sw_ord[attach[a]];
     size_t head = 0, tail = 0;
-    dist[src] = 0;
-    queue[tail++] = src;
+    for (uint32_t sn : {attach[a].first, attach[a].second}) {
+      if (sn == kNoNode) continue;
+      dist[sw_ord[sn]] = 0;
+      queue[tail++] = sw_ord[sn];
+    }
     // One pass per switch, in BFS order (so group numbering is deterministic
     // and tidy): when s is dequeued, every switch one hop closer to the source
     // already has its distance (BFS assigns level d-1 before dequeuing level d),
@@ -245,7 +270,7 @@ void generate_routes(Topology& t, RouteStyle style) {
         }
       }
       // adj is in port order, so `ports` is already sorted.
-      if (s != src) toward[static_cast<size_t>(s) * na + a] = interners[s].intern(ports);
+      if (dist[s] != 0) toward[static_cast<size_t>(s) * na + a] = interners[s].intern(ports);
     }
   }
 
@@ -297,10 +322,14 @@ void generate_routes(Topology& t, RouteStyle style) {
     for (const Segment& sg : segments) {
       if (sg.attach == kNoNode) {
         emit(sg.first, sg.count, kNoRoute);
-      } else if (attach[sg.attach] == n) {
-        // The segment's own switch: each host on its own port, interned in h-order.
-        for (uint32_t i = sg.first; i < sg.first + sg.count; ++i)
-          emit(i, 1, interners[s].intern({t.peer(PortRef{t.hosts[i], 0}).port}));
+      } else if (attach[sg.attach].first == n || attach[sg.attach].second == n) {
+        // The segment's own switch: each host on its own port (the one of its
+        // ports that lands here, when dual-homed), interned in h-order.
+        for (uint32_t i = sg.first; i < sg.first + sg.count; ++i) {
+          PortRef down = t.peer(PortRef{t.hosts[i], 0});
+          if (down.node != n) down = t.peer(PortRef{t.hosts[i], 1});
+          emit(i, 1, interners[s].intern({down.port}));
+        }
       } else {
         emit(sg.first, sg.count, toward[static_cast<size_t>(s) * na + sg.attach]);
       }

@@ -5,10 +5,14 @@
 //  - Hosts come first: nodes[i] is host h<i> for i < hosts.size(), so a host's
 //    node index equals its h-index. Switches follow, in the order listed in
 //    `switches`.
-//  - A host has exactly one port (port 0). Every port of every node is the end
-//    of exactly one link; finalize() rejects anything else.
+//  - A host has one port (port 0), except a dual-homed (M-LAG) host, which has
+//    two: port 0 and port 1 to two different switches (the pair's members).
+//    Every port of every node is the end of exactly one link; finalize()
+//    rejects anything else.
 //  - Links to hosts come first too: links[i] joins h<i> port 0 (end a) to its
-//    switch (end b). Fabric links follow with the lower tier on end a.
+//    switch (end b). The builders then put the port-1 links of dual-homed
+//    hosts (h-order), then fabric links with the lower tier on end a, then
+//    M-LAG peer links (the pair's first member on end a).
 //
 // Addressing (host_ip_of / Topology::host_ip):
 //    h<i> has IPv4 10.0.0.0 + i + 1 (h0 = 10.0.0.1, h255 = 10.0.1.0,
@@ -44,7 +48,7 @@ struct Node {
   enum Kind { host, sw } kind = host;
   uint32_t index = 0;               // h<i>: i; switches numbered per role (leaf3: 3)
   std::string role;                 // "host", "sw", "leaf", "spine", "tor", "agg", "core"
-  uint32_t ports = 0;               // a host has 1
+  uint32_t ports = 0;               // a host has 1 (2 if dual-homed)
   uint32_t ip = 0;                  // hosts only; 0 for switches
 };
 
@@ -141,7 +145,8 @@ struct Topology {
 };
 
 // Checks a hand-made (or builder-made) topology and derives everything else:
-// every port on exactly one link, hosts with one port, unique names, host
+// every port on exactly one link, hosts with one port (or two to two different
+// switches: dual-homed), unique names, host
 // indices 0..H-1 in node order with ip == host_ip_of(index), positive rates;
 // fills port_link, by_name, hosts, switches, then generates routes and groups.
 // Throws std::invalid_argument naming the offending node/port/link.

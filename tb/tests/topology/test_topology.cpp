@@ -114,7 +114,11 @@ void check_ports_connected_once(const Topology& t) {
     }
     ports += t.nodes[n].ports;
     if (t.nodes[n].kind == Node::host) {
-      EXPECT_EQ(t.nodes[n].ports, 1u);
+      // One port, or two to two different switches (dual-homed, M-LAG).
+      EXPECT_TRUE(t.nodes[n].ports == 1 || t.nodes[n].ports == 2) << t.nodes[n].name;
+      if (t.nodes[n].ports == 2) {
+        EXPECT_NE(t.peer(PortRef{n, 0}).node, t.peer(PortRef{n, 1}).node);
+      }
     }
   }
   EXPECT_EQ(ports, 2 * t.links.size());
@@ -230,6 +234,66 @@ TEST(LeafSpine, DefaultIsTheSeedFabric) {
     for (uint32_t d = 0; d < 256; ++d) EXPECT_EQ(ports_toward(t, n, d), std::vector<uint32_t>{d / 16});
   }
   EXPECT_EQ(t.summary(), "leaf_spine: 256 hosts, 20 switches, 320 links, 5120 routes");
+}
+
+// M-LAG: 2 pairs (leaf0/leaf1, leaf2/leaf3), 2 spines, 4 dual-homed hosts per pair.
+TEST(LeafSpine, MlagPairsDualHomeTheirHosts) {
+  LeafSpineParams p;
+  p.leaves = 4, p.spines = 2, p.hosts_per_leaf = 2, p.mlag = true, p.peer_rate = 400'000'000'000ull;
+  const Topology t = leaf_spine(p);
+  ASSERT_EQ(t.hosts.size(), 8u);
+  // 8 port-0 links, 8 port-1 links, 4 x 2 fabric links, 2 peer links.
+  ASSERT_EQ(t.links.size(), 8u + 8u + 8u + 2u);
+  check_ports_connected_once(t);
+  const uint32_t leaf0 = t.find("leaf0"), spine0 = t.find("spine0");
+  ASSERT_EQ(mlag_peer_port(p), 6u);
+  for (uint32_t i = 0; i < 8; ++i) {
+    EXPECT_EQ(t.nodes[i].ports, 2u);
+    // Convention: links[i] is h<i>'s port-0 link.
+    EXPECT_EQ(t.links[i].a, (PortRef{i, 0}));
+    const uint32_t pair = i / 4;
+    EXPECT_EQ(t.peer(PortRef{i, 0}), (PortRef{leaf0 + 2 * pair, i % 4}));
+    EXPECT_EQ(t.peer(PortRef{i, 1}), (PortRef{leaf0 + 2 * pair + 1, i % 4}));
+  }
+  for (uint32_t l = 0; l < 4; ++l) {
+    const uint32_t n = leaf0 + l;
+    EXPECT_EQ(t.nodes[n].ports, 7u);
+    EXPECT_EQ(t.peer(PortRef{n, 6}), (PortRef{leaf0 + (l ^ 1), 6}));
+    EXPECT_EQ(t.link_at(PortRef{n, 6}).rate_bps, 400'000'000'000ull);
+    EXPECT_EQ(t.link_at(PortRef{n, 6}).length_mm, p.fabric_cable_mm);
+    for (uint32_t s = 0; s < 2; ++s) EXPECT_EQ(t.peer(PortRef{n, 4 + s}), (PortRef{spine0 + s, l}));
+    // Own pair's hosts straight down; the other pair's over both spines,
+    // never over the peer link (both members are as close to those hosts).
+    for (uint32_t d = 0; d < 8; ++d)
+      EXPECT_EQ(ports_toward(t, n, d), d / 4 == l / 2 ? std::vector<uint32_t>{d % 4} : range(4, 2)) << n << " " << d;
+  }
+  // A spine reaches a pair's host over both members.
+  for (uint32_t s = 0; s < 2; ++s)
+    for (uint32_t d = 0; d < 8; ++d)
+      EXPECT_EQ(ports_toward(t, spine0 + s, d), (std::vector<uint32_t>{2 * (d / 4), 2 * (d / 4) + 1}));
+  // From each host's port-0 leaf: same pair 1 switch, 1 path; other pair
+  // 3 switches over 2 spines x 2 members = 4 paths.
+  check_all_pairs(t, [](uint32_t a, uint32_t b) { return a / 4 == b / 4 ? Want{1, 1} : Want{3, 4}; });
+  // Peer rate defaults to the fabric rate.
+  p.peer_rate = 0;
+  EXPECT_EQ(leaf_spine(p).link_at(PortRef{leaf0, 6}).rate_bps, p.fabric_rate);
+}
+
+TEST(LeafSpine, MlagRejectsOddLeavesAndBadDualHoming) {
+  LeafSpineParams p;
+  p.leaves = 3, p.mlag = true;
+  EXPECT_EQ(error_of([&] { leaf_spine(p); }), "leaf_spine.leaves = 3: must be even with mlag (pairs of leaves)");
+  p.leaves = 2, p.spines = 1, p.hosts_per_leaf = 1;
+  Topology t = leaf_spine(p);
+  // Links: 0 h0:0-leaf0:0, 1 h1:0-leaf0:1, 2 h0:1-leaf1:0, 3 h1:1-leaf1:1.
+  Topology bad = t;
+  std::swap(bad.links[1].b, bad.links[2].b);  // h1:0 -> leaf1:0, h0:1 -> leaf0:1
+  EXPECT_EQ(error_of([&] { finalize(bad); }),
+            "topology: dual-homed host h0 has both ports on leaf0: must be two different switches");
+  bad = t;
+  bad.links[2].b = PortRef{1, 1};                                          // h0:1 - h1:1
+  bad.links[3] = LinkSpec{PortRef{t.find("leaf1"), 0}, PortRef{t.find("leaf1"), 1}, 1, 1};
+  EXPECT_EQ(error_of([&] { finalize(bad); }), "topology: dual-homed host h0 has a port to h1:1: must be a switch");
 }
 
 TEST(LeafSpine, DefaultRoutesEveryPairOverAllFourSpines) {
@@ -494,7 +558,9 @@ TEST(GenericRouting, FinalizeRejectsMalformedGraphs) {
             "topology: port s2:1 is on links #7 and #12");
   EXPECT_EQ(err([](Topology& t) { t.links.back().b = PortRef{7, 9}; }),
             "topology: link #12 ends at nonexistent port s2:9");
-  EXPECT_EQ(err([](Topology& t) { t.nodes[0].ports = 2; }), "topology: host h0 has 2 ports: must be 1");
+  EXPECT_EQ(err([](Topology& t) { t.nodes[0].ports = 3; }),
+            "topology: host h0 has 3 ports: must be 1 (or 2, dual-homed)");
+  EXPECT_EQ(err([](Topology& t) { t.nodes[0].ports = 2; }), "topology: port h0:1 is not connected");
   EXPECT_EQ(err([](Topology& t) { t.nodes[6].name = "s0"; }), "topology: duplicate node name 's0'");
   EXPECT_EQ(err([](Topology& t) { t.links[3].rate_bps = 0; }), "topology: link #3 has rate 0: must be > 0");
   EXPECT_EQ(err([](Topology& t) { t.nodes[2].ip = 1; }), "topology: host h2 has ip 0.0.0.1, expected 10.0.0.3");
