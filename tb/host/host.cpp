@@ -204,7 +204,7 @@ void Host::add_send_flow(FlowRecord* f, uint32_t peer_ip, pk::Mac peer_mac, bool
       s.rp->set_observer(&Host::log_rp, m_rp_ctx.back().get());
     }
   }
-  s.udp_sport = data_udp_sport(*f);
+  s.udp_sport = connection_udp_sport(*f);
   const size_t qi = f->src_qp - kFirstQp;
   if (m_send_by_qp.size() <= qi) m_send_by_qp.resize(qi + 1, -1);
   m_send_by_qp[qi] = static_cast<int>(m_send.size());
@@ -228,7 +228,7 @@ void Host::add_send_flow(FlowRecord* f, uint32_t peer_ip, pk::Mac peer_mac, bool
   m_wake_at = std::min(m_wake_at, f->start_ps);
 }
 
-uint16_t data_udp_sport(const FlowRecord& f) {
+uint16_t connection_udp_sport(const FlowRecord& f) {
   // RoCEv2 puts flow entropy in the UDP source port (IBTA Annex A17); keep it in 0xC000..0xFFFF.
   // One port per connection, used by every frame of it in both directions:
   // the requester's data, the responder's ACKs/NAKs/CNPs and the CM MADs
@@ -265,9 +265,9 @@ void Host::add_recv_flow(FlowRecord* f, uint32_t peer_ip, pk::Mac peer_mac) {
   r.rx = rc::RcResponder(rc_config(), f->total_bytes());
   m_recv_by_flow[f->id] = static_cast<uint32_t>(idx);
   // The responder answers on the connection's own UDP source port (see
-  // data_udp_sport): its ACKs, NAKs and CNPs hash like the data under a
+  // connection_udp_sport): its ACKs, NAKs and CNPs hash like the data under a
   // symmetric ECMP hash, so both directions can take the same switches.
-  r.udp_sport = data_udp_sport(*f);
+  r.udp_sport = connection_udp_sport(*f);
 }
 
 void Host::on_wake() {
@@ -451,11 +451,12 @@ void Host::send_cm(uint16_t attr, const FlowRecord& f, uint32_t peer_ip, pk::Mac
   cm.remote_comm_id = attr == pk::cm::kReq ? 0 : (from_sender ? 2 * f.id + 2 : 2 * f.id + 1);
   cm.local_qpn = from_sender ? f.src_qp : f.dst_qp;
   cm.starting_psn = 0;
-  // The connection's flow label: A17's UDP source port of a label below 2^14
-  // is 0xC000 | label, the port every frame of the connection carries.
-  if (attr == pk::cm::kReq) cm.flow_label = data_udp_sport(f) & 0x3fffu;
+  // The connection's port, both ways, and in the REQ its flow label: A17's
+  // UDP source port of a label below 2^14 is 0xC000 | label.
+  const uint16_t sport = connection_udp_sport(f);
+  if (attr == pk::cm::kReq) cm.flow_label = sport & 0x3fffu;
   pk::Packet* p = m_ledger.create();
-  pk::build_cm(*p, eth, ip, data_udp_sport(f), cm);  // the connection's port, both ways (data_udp_sport)
+  pk::build_cm(*p, eth, ip, sport, cm);
   p->flow_id = f.id;
   p->path_dir = static_cast<uint8_t>(from_sender ? pk::PathDir::cm_fwd : pk::PathDir::cm_rev);
   p->created_ps = core::now_ps();

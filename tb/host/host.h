@@ -87,7 +87,7 @@ struct FlowRecord {
 // The UDP source port of a flow's connection (its ECMP entropy), carried by
 // every frame of it both ways: data, ACK/NAK/CNP and CM MADs. The fabric's
 // ideal-FCT path hashes the same key the switches see.
-uint16_t data_udp_sport(const FlowRecord& f);
+uint16_t connection_udp_sport(const FlowRecord& f);
 
 struct HostConfig {
   uint32_t index = 0;

@@ -227,7 +227,7 @@ Fabric::Fabric(sc_module_name name, const Scenario& s) : sc_module(name), m_s(s)
       key.src_ip = m_hosts[r.src]->config().ip;
       key.dst_ip = m_hosts[r.dst]->config().ip;
       key.proto = 17;  // UDP (packet::build_roce)
-      key.sport = host::data_udp_sport(r);
+      key.sport = host::connection_udp_sport(r);
       key.dport = packet::kRoceUdpPort;
       key.dest_qp = r.dst_qp;
       for (int hop = 0; hop < 64; ++hop) {
