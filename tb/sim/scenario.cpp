@@ -90,6 +90,15 @@ const KeyTable<topology::LeafSpineParams>& leaf_spine_keys() {
                        "parallel cables per leaf-spine pair (each an ECMP member)"),
       keys::metres<S>("host_cable_m", ROCESIM_MEMBER(host_cable_mm), "host cable length, metres"),
       keys::metres<S>("fabric_cable_m", ROCESIM_MEMBER(fabric_cable_mm), "leaf-spine cable length, metres"),
+      keys::boolean<S>("mlag", ROCESIM_MEMBER(mlag),
+                       "M-LAG pairs: leaf 2k and 2k+1 joined by a peer link on their last port, the pair's "
+                       "2 x hosts_per_leaf hosts each dual-homed to both (port 0 to leaf 2k, port 1 to leaf 2k+1, "
+                       "the NIC hashes each QP onto one of them); `leaves` must be even. See "
+                       "[M-LAG](analytics.md#m-lag)"),
+      keys::rate<S>("peer_rate", ROCESIM_MEMBER(peer_rate), 0, kMaxRate,
+                    "peer-link speed with `mlag` (`0`: `fabric_rate`)"),
+      keys::metres<S>("peer_cable_m", ROCESIM_MEMBER(peer_cable_mm),
+                      "peer-link cable length with `mlag`, metres (`0`: `fabric_cable_m`)"),
   };
   return t;
 }
@@ -420,6 +429,10 @@ void read_topology_params(const CfgNode& n, TopologySection& t) {
     read_keys(single_switch_keys(), n, t.single);
   } else if (t.kind == "leaf_spine") {
     read_keys(leaf_spine_keys(), n, t.leaf_spine);
+    // M-LAG pairs leaves 2k and 2k+1: at the key that makes it impossible.
+    if (t.leaf_spine.mlag && t.leaf_spine.leaves % 2)
+      n.fail_key(n.has("leaves") ? "leaves" : "mlag",
+                 "mlag pairs leaves 2k and 2k+1: leaves (" + std::to_string(t.leaf_spine.leaves) + ") must be even");
   } else if (t.kind == "fat_tree") {
     read_keys(fat_tree_keys(), n, t.fat_tree);
   } else if (t.kind == "ring") {

@@ -118,6 +118,10 @@ Topology leaf_spine(const LeafSpineParams& p) {
               p.peer_cable_mm ? p.peer_cable_mm : p.fabric_cable_mm);
   }
   finalize(bl.t, p.routes);
+  if (p.mlag) {
+    bl.t.mlag_peer_port.assign(bl.t.nodes.size(), kNoNode);
+    for (uint32_t l = 0; l < L; ++l) bl.t.mlag_peer_port[leaf0 + l] = mlag_peer_port(p);
+  }
   return std::move(bl.t);
 }
 

@@ -122,6 +122,11 @@ struct Topology {
   // nodes[i]. Empty for built topologies, whose host h<i> is id i wherever an
   // id is written (flows.hpcc.txt, fct.txt).
   std::vector<uint32_t> file_ids;
+  // M-LAG (leaf_spine mlag): [node] -> the port of its peer link, kNoNode for
+  // a switch in no pair and for hosts. Empty without M-LAG.
+  std::vector<uint32_t> mlag_peer_port;
+  // The M-LAG peer-link port of node n, or kNoNode.
+  uint32_t peer_link_port(uint32_t n) const { return n < mlag_peer_port.size() ? mlag_peer_port[n] : kNoNode; }
 
   // Derived by finalize():
   std::vector<std::vector<uint32_t>> port_link;  // [node][port] -> index into links

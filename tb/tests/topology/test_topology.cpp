@@ -259,6 +259,7 @@ TEST(LeafSpine, MlagPairsDualHomeTheirHosts) {
     const uint32_t n = leaf0 + l;
     EXPECT_EQ(t.nodes[n].ports, 7u);
     EXPECT_EQ(t.peer(PortRef{n, 6}), (PortRef{leaf0 + (l ^ 1), 6}));
+    EXPECT_EQ(t.peer_link_port(n), 6u);
     EXPECT_EQ(t.link_at(PortRef{n, 6}).rate_bps, 400'000'000'000ull);
     EXPECT_EQ(t.link_at(PortRef{n, 6}).length_mm, p.fabric_cable_mm);
     for (uint32_t s = 0; s < 2; ++s) EXPECT_EQ(t.peer(PortRef{n, 4 + s}), (PortRef{spine0 + s, l}));
@@ -267,6 +268,8 @@ TEST(LeafSpine, MlagPairsDualHomeTheirHosts) {
     for (uint32_t d = 0; d < 8; ++d)
       EXPECT_EQ(ports_toward(t, n, d), d / 4 == l / 2 ? std::vector<uint32_t>{d % 4} : range(4, 2)) << n << " " << d;
   }
+  for (uint32_t n : {0u, 7u, spine0, spine0 + 1}) EXPECT_EQ(t.peer_link_port(n), kNoNode) << n;
+  EXPECT_EQ(leaf_spine(LeafSpineParams{}).peer_link_port(leaf0), kNoNode);  // no pairs without mlag
   // A spine reaches a pair's host over both members.
   for (uint32_t s = 0; s < 2; ++s)
     for (uint32_t d = 0; d < 8; ++d)
