@@ -23,6 +23,17 @@ Host::Host(sc_module_name name, const HostConfig& cfg, link::Ledger& ledger)
   tx_out.bind(mac.tx_in);
   mac.rx_out.bind(rx_in);
   mac.set_ready(this);
+  if (cfg.ports == 2) {
+    // Port 1 of the LAG: its own MAC and sockets, bound to this host as port 0's are.
+    m_mac1 = std::make_unique<link::Mac>("mac1", 1, cfg.port, ledger);
+    m_tx_out1 = std::make_unique<link::pkt_initiator_socket>("tx_out1");
+    m_rx_in1 = std::make_unique<link::pkt_target_socket>("rx_in1");
+    m_tx_out1->bind(static_cast<link::pkt_bw_if&>(*this));
+    m_rx_in1->bind(static_cast<link::pkt_fw_if&>(*this));
+    m_tx_out1->bind(m_mac1->tx_in);
+    m_mac1->rx_out.bind(*m_rx_in1);
+    m_mac1->set_ready(this);
+  }
   m_wake_ev.bind<&Host::on_wake>(this);
   m_storm_ev.bind<&Host::on_storm>(this);
   m_rto_ev.bind<&Host::on_rto>(this);
@@ -64,12 +75,20 @@ void Host::on_rx_refresh() {
 }
 
 void Host::rx_pause(uint8_t prio, bool xoff) {
+  // On every port: each of a LAG's ports feeds the one receive buffer.
   uint16_t timers[8] = {};
   timers[prio] = xoff ? m_cfg.pause_quanta : 0;
-  pk::Packet* p = m_ledger.create();
-  pk::build_pfc(*p, m_cfg.mac, static_cast<uint16_t>(1u << prio), timers);
-  p->created_ps = core::now_ps();
-  mac.send_control(p);
+  for (uint32_t port = 0; port < num_ports(); ++port) {
+    pk::Packet* p = m_ledger.create();
+    pk::build_pfc(*p, m_cfg.mac, static_cast<uint16_t>(1u << prio), timers);
+    p->created_ps = core::now_ps();
+    port_mac(port).send_control(p);
+  }
+}
+
+void Host::kick_all() {
+  mac.kick();
+  if (m_mac1) m_mac1->kick();
 }
 
 void Host::rx_transition(uint8_t prio, bool xoff) {
@@ -77,7 +96,9 @@ void Host::rx_transition(uint8_t prio, bool xoff) {
   const uint64_t now = core::now_ps();
   m_rx_refresh_at[prio] = xoff ? now + m_rx_refresh_period_ps : UINT64_MAX;
   if (xoff) arm_rx_refresh(m_rx_refresh_at[prio]);
-  if (m_log) m_log->push_back(pfc::Event{now, basename(), 0, prio, xoff ? "xoff" : "xon"});
+  if (m_log)
+    for (uint32_t port = 0; port < num_ports(); ++port)
+      m_log->push_back(pfc::Event{now, basename(), port, prio, xoff ? "xoff" : "xon"});
   rx_pause(prio, xoff);
 }
 
@@ -166,7 +187,7 @@ void Host::on_cc() {
     cc_update(i);
   }
   arm_cc();
-  mac.kick();
+  kick_all();
 }
 
 void Host::start_pause_storm(uint64_t start_ps, uint8_t prio, uint16_t quanta) {
@@ -179,13 +200,17 @@ void Host::on_storm() {
   m_ledger.count_event();
   uint16_t timers[8] = {};
   timers[m_storm_prio] = m_storm_quanta;
-  pk::Packet* p = m_ledger.create();
-  pk::build_pfc(*p, m_cfg.mac, static_cast<uint16_t>(1u << m_storm_prio), timers);
-  p->created_ps = core::now_ps();
-  // The first storm frame is the XOFF transition; the rest keep it (refreshes).
-  if (!m_storm_started && m_log) m_log->push_back(pfc::Event{core::now_ps(), basename(), 0, m_storm_prio, "xoff"});
+  // On every port, as the receive buffer's pauses.
+  for (uint32_t port = 0; port < num_ports(); ++port) {
+    pk::Packet* p = m_ledger.create();
+    pk::build_pfc(*p, m_cfg.mac, static_cast<uint16_t>(1u << m_storm_prio), timers);
+    p->created_ps = core::now_ps();
+    // The first storm frame is the XOFF transition; the rest keep it (refreshes).
+    if (!m_storm_started && m_log)
+      m_log->push_back(pfc::Event{core::now_ps(), basename(), port, m_storm_prio, "xoff"});
+    port_mac(port).send_control(p);
+  }
   m_storm_started = true;
-  mac.send_control(p);
   m_storm_ev.after(pfc::quanta_ps(m_storm_quanta, mac.rate_bps()) / 2);
 }
 
@@ -205,6 +230,7 @@ void Host::add_send_flow(FlowRecord* f, uint32_t peer_ip, pk::Mac peer_mac, bool
     }
   }
   s.udp_sport = connection_udp_sport(*f);
+  s.port = lag_port(m_cfg.index, f->src_qp, num_ports());
   const size_t qi = f->src_qp - kFirstQp;
   if (m_send_by_qp.size() <= qi) m_send_by_qp.resize(qi + 1, -1);
   m_send_by_qp[qi] = static_cast<int>(m_send.size());
@@ -239,6 +265,12 @@ uint16_t connection_udp_sport(const FlowRecord& f) {
                 0x3fff));
 }
 
+uint32_t lag_port(uint32_t host, uint32_t qp, uint32_t ports) {
+  if (ports < 2) return 0;
+  // Fibonacci hashing of (host, QP): the high bits of the product.
+  return static_cast<uint32_t>(((uint64_t{host} << 32 | qp) * 0x9E3779B97F4A7C15ull) >> 32) % ports;
+}
+
 void Host::release_flow(FlowRecord* f) {
   const size_t qi = f->src_qp - kFirstQp;
   SendState& s = m_send[static_cast<size_t>(m_send_by_qp[qi])];
@@ -268,12 +300,13 @@ void Host::add_recv_flow(FlowRecord* f, uint32_t peer_ip, pk::Mac peer_mac) {
   // connection_udp_sport): its ACKs, NAKs and CNPs hash like the data under a
   // symmetric ECMP hash, so both directions can take the same switches.
   r.udp_sport = connection_udp_sport(*f);
+  r.port = lag_port(m_cfg.index, f->dst_qp, num_ports());
 }
 
 void Host::on_wake() {
   m_ledger.count_event();
   m_wake_at = UINT64_MAX;
-  mac.kick();
+  kick_all();
 }
 
 rc::RcConfig Host::rc_config() const {
@@ -397,9 +430,9 @@ pk::Packet* Host::make_packet(SendState& s, const rc::TxPacket& tx) {
   return p;
 }
 
-void Host::queue_ctrl(pk::Packet* p) {
-  m_ctrl.push_back(p);
-  mac.kick();
+void Host::queue_ctrl(pk::Packet* p, uint32_t port) {
+  m_ctrl[port].push_back(p);
+  port_mac(port).kick();
 }
 
 void Host::send_ack(RecvState& st, uint32_t psn, uint8_t syndrome) {
@@ -421,7 +454,7 @@ void Host::send_ack(RecvState& st, uint32_t psn, uint8_t syndrome) {
   p->path_dir = static_cast<uint8_t>(pk::PathDir::rev);
   p->created_ps = core::now_ps();
   p->prio = r.pcp;
-  queue_ctrl(p);
+  queue_ctrl(p, st.port);
 }
 
 void Host::send_cnp(RecvState& st) {
@@ -436,10 +469,11 @@ void Host::send_cnp(RecvState& st) {
   p->created_ps = core::now_ps();
   p->prio = m_cfg.cnp_pcp;
   ++r.cnps_sent;
-  queue_ctrl(p);
+  queue_ctrl(p, st.port);
 }
 
-void Host::send_cm(uint16_t attr, const FlowRecord& f, uint32_t peer_ip, pk::Mac peer_mac, bool from_sender) {
+void Host::send_cm(uint16_t attr, const FlowRecord& f, uint32_t peer_ip, pk::Mac peer_mac, bool from_sender,
+                   uint32_t port) {
   pk::EthSpec eth;
   pk::Ipv4Spec ip;
   headers(eth, ip, peer_mac, peer_ip, f.pcp, f.dscp, 0);
@@ -461,23 +495,24 @@ void Host::send_cm(uint16_t attr, const FlowRecord& f, uint32_t peer_ip, pk::Mac
   p->path_dir = static_cast<uint8_t>(from_sender ? pk::PathDir::cm_fwd : pk::PathDir::cm_rev);
   p->created_ps = core::now_ps();
   p->prio = f.pcp;
-  queue_ctrl(p);
+  queue_ctrl(p, port);
 }
 
-void Host::on_tx_ready(uint32_t) {
-  pk::Packet* p = next_frame();
+void Host::on_tx_ready(uint32_t port) {
+  pk::Packet* p = next_frame(port);
   if (!p) return;
   sc_time zero = SC_ZERO_TIME;
-  tx_out->b_transport(*p, zero);
+  (port ? *m_tx_out1 : tx_out)->b_transport(*p, zero);
 }
 
-pk::Packet* Host::next_frame() {
+pk::Packet* Host::next_frame(uint32_t port) {
   const uint64_t now = core::now_ps();
+  core::Ring<pk::Packet*>& ctrl = m_ctrl[port];
   // Control frames first (ACK/NAK, CNP, CM), unless their priority is paused.
-  const uint8_t paused = mac.paused_mask();
-  if (!m_ctrl.empty() && !(paused >> m_ctrl.front()->prio & 1)) {
-    pk::Packet* p = m_ctrl.front();
-    m_ctrl.pop_front();
+  const uint8_t paused = port_mac(port).paused_mask();
+  if (!ctrl.empty() && !(paused >> ctrl.front()->prio & 1)) {
+    pk::Packet* p = ctrl.front();
+    ctrl.pop_front();
     return p;
   }
   // Flows whose start has come join the round robin.
@@ -492,7 +527,8 @@ pk::Packet* Host::next_frame() {
   // The QPs that may send, in index order from the round-robin position on
   // (cyclically); the others would be passed over.
   const size_t na = m_active.size();
-  const size_t first = static_cast<size_t>(std::lower_bound(m_active.begin(), m_active.end(), m_rr) - m_active.begin());
+  size_t& rr = m_rr[port];
+  const size_t first = static_cast<size_t>(std::lower_bound(m_active.begin(), m_active.end(), rr) - m_active.begin());
   bool finished = false;  // a QP with nothing left to do: dropped from m_active below
   pk::Packet* out = nullptr;
   for (size_t k = 0; k < na; ++k) {
@@ -504,6 +540,7 @@ pk::Packet* Host::next_frame() {
       finished = true;
       continue;
     }
+    if (s.port != port) continue;  // a LAG: the QP sends on its other port
     if (s.next_ps > now) {
       if (s.qp.has_data()) earliest = std::min(earliest, s.next_ps);
       continue;
@@ -513,7 +550,7 @@ pk::Packet* Host::next_frame() {
       if (s.qp.req_due(now)) {
         if (s.qp.req_sent_ps()) ++r.cm_retries;  // a REQ before this one went unanswered
         s.qp.req_sent(now);
-        send_cm(pk::cm::kReq, r, s.peer_ip, s.peer_mac, true);
+        send_cm(pk::cm::kReq, r, s.peer_ip, s.peer_mac, true, s.port);
         time_qp(i);
         arm_rto(now + m_cfg.rto_ps);
       }
@@ -537,7 +574,7 @@ pk::Packet* Host::next_frame() {
     pk::Packet* p = make_packet(s, tx);
     if (!s.qp.has_data()) s.deficit = 0;  // an idle QP keeps no credit
     const bool keep = s.qp.has_data() && s.deficit >= payload_of(s, s.qp.next_index());
-    m_rr = keep ? i : (i + 1) % n;
+    rr = keep ? i : (i + 1) % n;
     if (m_cfg.rc) {
       time_qp(i);
       arm_rto(s.qp.progress_ps() + m_cfg.rto_ps);  // the timer runs from the first outstanding packet
@@ -559,10 +596,10 @@ pk::Packet* Host::next_frame() {
     m_active.erase(std::remove_if(m_active.begin(), m_active.end(), [this](uint32_t i) { return !m_send[i].active; }),
                    m_active.end());
   if (out) return out;
-  if (!m_ctrl.empty()) {  // queued above (a CM REQ), or paused: the MAC kicks us on resume
-    if (paused >> m_ctrl.front()->prio & 1) return nullptr;
-    pk::Packet* p = m_ctrl.front();
-    m_ctrl.pop_front();
+  if (!ctrl.empty()) {  // queued above (a CM REQ), or paused: the MAC kicks us on resume
+    if (paused >> ctrl.front()->prio & 1) return nullptr;
+    pk::Packet* p = ctrl.front();
+    ctrl.pop_front();
     return p;
   }
   if (earliest != UINT64_MAX && earliest < m_wake_at) {
@@ -625,7 +662,7 @@ void Host::on_rto() {
   }
   m_timed.resize(kept);
   if (next != UINT64_MAX) arm_rto(std::max(next, now + 1));
-  if (kick) mac.kick();
+  if (kick) kick_all();
 }
 
 void Host::flow_received(FlowRecord& r) {
@@ -682,13 +719,13 @@ void Host::on_ack(const pk::Meta& m) {
   if (ack) {  // ACK: everything up to psn received
     if (s.qp.on_ack(m.psn, now)) {
       if (s.qp.done() && r.acked_ps == UINT64_MAX) r.acked_ps = now;
-      mac.kick();  // the window may have opened
+      port_mac(s.port).kick();  // the window may have opened
     }
   } else if (m.aeth_syndrome == rc::kNakPsnSeqError) {
     ++r.naks_received;
     if (s.qp.on_nak(m.psn, now)) {  // go back N
       activate(i);
-      mac.kick();
+      port_mac(s.port).kick();
     }
   }
 }
@@ -702,7 +739,7 @@ void Host::on_cm(const pk::Meta& m) {
     RecvState& st = m_recv[it->second];
     if (st.peer_ip != m.src_ip || st.rec->src_qp != m.cm_local_qpn) return;
     st.rx.on_req();
-    send_cm(pk::cm::kRep, *st.rec, st.peer_ip, st.peer_mac, false);
+    send_cm(pk::cm::kRep, *st.rec, st.peer_ip, st.peer_mac, false, st.port);
     return;
   }
   if (m.cm_attr_id == pk::cm::kRep) {
@@ -711,8 +748,8 @@ void Host::on_cm(const pk::Meta& m) {
     SendState& s = m_send[it->second];
     if (!s.qp.on_rep()) return;  // a duplicate
     s.rec->setup_done_ps = core::now_ps();
-    send_cm(pk::cm::kRtu, *s.rec, s.peer_ip, s.peer_mac, true);
-    mac.kick();
+    send_cm(pk::cm::kRtu, *s.rec, s.peer_ip, s.peer_mac, true, s.port);
+    port_mac(s.port).kick();
     return;
   }
   if (m.cm_attr_id == pk::cm::kRtu) {

@@ -1,4 +1,4 @@
-// A host with one NIC port running RDMA WRITE flows, each on its own queue
+// A host with one NIC port (or two in a LAG: a dual-homed M-LAG host) running RDMA WRITE flows, each on its own queue
 // pair, in one of two transports:
 //   rc:        RoCEv2 Reliable Connection: CM REQ/REP/RTU to QP1 before data,
 //              PSNs, AckReq at message end and every ack_every packets,
@@ -8,7 +8,12 @@
 //   open_loop: the sender paces packets at its rate and never waits; the
 //              receiver counts bytes and PSN errors (no ACKs).
 // Several QPs share the port round-robin (byte-fair at equal rates); each is
-// paced at its own rate. Paused priorities (PFC) wait. The RC rules (PSNs,
+// paced at its own rate. With two ports (HostConfig::ports, a LAG) each QP,
+// requester or responder, is hashed onto one port by its own ids (lag_port()):
+// its frames, data and control (ACK/NAK, CNP, CM) alike, go out there, each
+// port with its own round robin, control queue and PFC state; frames are
+// received on either port. A receive-buffer XOFF/XON or a storm goes out on
+// every port (both feed the one buffer). Paused priorities (PFC) wait. The RC rules (PSNs,
 // ACK/NAK, go-back-N, timeout, CM) are the pure block tb/nic/rc; this class
 // builds and sends the frames it decides on, and holds the port arbitration,
 // pacing, the receive buffer, DCQCN's timers and storm injection.
@@ -89,10 +94,17 @@ struct FlowRecord {
 // ideal-FCT path hashes the same key the switches see.
 uint16_t connection_udp_sport(const FlowRecord& f);
 
+// The port of a LAG of `ports` ports that QP `qp` of host `host` sends on: a
+// hash of the QP's own ids (0 with one port). The two ends of a connection
+// choose independently, so its two directions may leave through different
+// M-LAG members.
+uint32_t lag_port(uint32_t host, uint32_t qp, uint32_t ports);
+
 struct HostConfig {
   uint32_t index = 0;
   uint32_t ip = 0;
   packet::Mac mac = 0;
+  uint32_t ports = 1;                  // 2: a LAG of two ports (dual-homed to an M-LAG pair)
   uint32_t mtu = 1024;
   bool vlan = true;
   uint8_t pcp = 3, dscp = 26, ecn = 2;
@@ -156,7 +168,7 @@ class Host : public sc_core::sc_module,
              public link::PacketTargetBase,
              public link::PacketInitiatorBase {
  public:
-  link::Mac mac;
+  link::Mac mac;                      // port 0
   link::pkt_initiator_socket tx_out;  // frames to mac.tx_in
   link::pkt_target_socket rx_in;      // frames from mac.rx_out
 
@@ -182,6 +194,10 @@ class Host : public sc_core::sc_module,
   void start_pause_storm(uint64_t start_ps, uint8_t prio, uint16_t quanta);
 
   const HostConfig& config() const { return m_cfg; }
+  uint32_t num_ports() const { return m_mac1 ? 2 : 1; }
+  // The MAC of port p < num_ports() (port 0 is `mac`).
+  link::Mac& port_mac(uint32_t p) { return p ? *m_mac1 : mac; }
+  const link::Mac& port_mac(uint32_t p) const { return p ? *m_mac1 : mac; }
   uint64_t unexpected_frames() const { return m_unexpected; }
   // Where this NIC logs the XOFF/XON transitions it sends (receive buffer, storm).
   void set_event_log(std::vector<pfc::Event>* log) { m_log = log; }
@@ -192,7 +208,10 @@ class Host : public sc_core::sc_module,
   // XOFF frames the receive buffer re-sent while a priority stayed XOFF.
   uint64_t rx_refreshes() const { return m_rx_refreshes; }
   // Frames this host holds: its MAC's, and control frames waiting to be sent.
-  size_t frames_held() const { return mac.frames_held() + m_ctrl.size() + m_rxq.size(); }
+  size_t frames_held() const {
+    return mac.frames_held() + (m_mac1 ? m_mac1->frames_held() : 0) + m_ctrl[0].size() + m_ctrl[1].size() +
+           m_rxq.size();
+  }
   // RC progress of one flow's QP, for the invariant checker (sim/invariants.h).
   // Receiver: packets accepted in PSN order (the next expected packet index).
   // Sender: packets sent at least once, and acknowledged. False if this host
@@ -220,6 +239,7 @@ class Host : public sc_core::sc_module,
     bool timed = false;                // in m_timed
     uint64_t deficit = 0;              // DRR among QPs: payload bytes this QP may still send
     uint16_t udp_sport = 0;
+    uint32_t port = 0;                 // LAG port (lag_port())
     uint64_t cc_key = rc::kNever;      // rp->next_event_ps() as last put in m_cc_heap
     // Requests waiting for their ACK (FlowRecord::rtt_*), oldest first: a ring.
     static constexpr uint32_t kRttPending = 8;
@@ -233,6 +253,7 @@ class Host : public sc_core::sc_module,
     uint32_t peer_ip = 0;
     packet::Mac peer_mac = 0;
     uint16_t udp_sport = 0;
+    uint32_t port = 0;                 // LAG port (lag_port())
     rc::RcResponder rx;                // RC responder
     uint32_t expected_psn = 0;         // open loop: next expected PSN
     cc::DcqcnNp np{0};                 // notification point: CNP pacing per QP
@@ -266,12 +287,14 @@ class Host : public sc_core::sc_module,
   // Ethernet and IPv4 fields of a frame from this NIC to a peer.
   void headers(packet::EthSpec& eth, packet::Ipv4Spec& ip, packet::Mac peer_mac, uint32_t peer_ip, uint8_t pcp,
                uint8_t dscp, uint8_t ecn) const;
-  packet::Packet* next_frame();
-  // RC control frames (ACK/NAK, CNP, CM) go out ahead of data.
-  void queue_ctrl(packet::Packet* p);
+  packet::Packet* next_frame(uint32_t port);
+  // RC control frames (ACK/NAK, CNP, CM) go out ahead of data, on their QP's port.
+  void queue_ctrl(packet::Packet* p, uint32_t port);
+  void kick_all();
   void send_ack(RecvState& r, uint32_t psn, uint8_t syndrome);
   void send_cnp(RecvState& r);
-  void send_cm(uint16_t attr, const FlowRecord& f, uint32_t peer_ip, packet::Mac peer_mac, bool from_sender);
+  void send_cm(uint16_t attr, const FlowRecord& f, uint32_t peer_ip, packet::Mac peer_mac, bool from_sender,
+               uint32_t port);
   void on_data(RecvState& st, const packet::Meta& m);
   void on_ack(const packet::Meta& m);
   void on_cm(const packet::Meta& m);
@@ -294,7 +317,7 @@ class Host : public sc_core::sc_module,
   // stale entries (key no longer the QP's cc_key) dropped when they surface.
   std::vector<TimedIndex> m_cc_heap;
   std::vector<uint32_t> m_due;         // on_cc: the QPs due now
-  core::Ring<packet::Packet*> m_ctrl{16};
+  core::Ring<packet::Packet*> m_ctrl[2] = {core::Ring<packet::Packet*>{16}, core::Ring<packet::Packet*>{16}};  // per port
   core::Timer m_rto_ev;
   core::Timer m_cc_ev;
   uint64_t m_cc_at = UINT64_MAX;
@@ -312,7 +335,11 @@ class Host : public sc_core::sc_module,
   uint64_t m_rx_refreshes = 0;
   std::vector<std::unique_ptr<std::pair<Host*, uint32_t>>> m_rp_ctx;
   uint64_t m_rto_at = UINT64_MAX;
-  size_t m_rr = 0;                     // round-robin position among send flows
+  size_t m_rr[2] = {0, 0};             // per port: round-robin position among send flows
+  // Port 1 of a LAG (null with one port), and its sockets.
+  std::unique_ptr<link::Mac> m_mac1;
+  std::unique_ptr<link::pkt_initiator_socket> m_tx_out1;
+  std::unique_ptr<link::pkt_target_socket> m_rx_in1;
   core::Timer m_wake_ev;
   core::Timer m_storm_ev;
   uint8_t m_storm_prio = 0;

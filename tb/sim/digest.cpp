@@ -119,8 +119,10 @@ Digest digest(const Fabric& f, const RunResult& r) {
   if (!f.hosts().empty()) {
     Digest::Tier& h = tier("host");
     for (const auto& hs : f.hosts()) {
-      h.tx += hs->mac.stats().pause_tx;
-      h.rx += hs->mac.stats().pause_rx;
+      for (uint32_t p = 0; p < hs->num_ports(); ++p) {
+        h.tx += hs->port_mac(p).stats().pause_tx;
+        h.rx += hs->port_mac(p).stats().pause_rx;
+      }
     }
   }
   for (const auto& sw : f.switches()) {
@@ -164,7 +166,8 @@ Digest digest(const Fabric& f, const RunResult& r) {
     double busy = r.sim_time_ps ? static_cast<double>(mac.stats().tx_busy_ps) / static_cast<double>(r.sim_time_ps) : 0;
     ports.push_back({node, mac.port(), pk, std::min(busy, 1.0)});
   };
-  for (const auto& h : f.hosts()) add(h->basename(), h->mac);
+  for (const auto& h : f.hosts())
+    for (uint32_t p = 0; p < h->num_ports(); ++p) add(h->basename(), h->port_mac(p));
   for (const auto& sw : f.switches())
     for (const auto& p : sw->ports) add(sw->basename(), *p);
   std::stable_sort(ports.begin(), ports.end(), [](const Digest::Hot& a, const Digest::Hot& b) {

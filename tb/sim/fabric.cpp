@@ -70,11 +70,11 @@ uint64_t Fabric::ideal_fct_ps(const host::FlowRecord& r) const {
 link::Mac* Fabric::find_mac(const std::string& node, uint32_t port, std::string& why) const {
   for (const auto& h : m_hosts) {
     if (node != h->basename()) continue;
-    if (port != 0) {
-      why = "node '" + node + "' has 1 port (port 0)";
+    if (port >= h->num_ports()) {
+      why = h->num_ports() == 1 ? "node '" + node + "' has 1 port (port 0)" : "node '" + node + "' has 2 ports (0..1)";
       return nullptr;
     }
-    return &h->mac;
+    return &h->port_mac(port);
   }
   for (const auto& s : m_switches) {
     if (node != s->basename()) continue;

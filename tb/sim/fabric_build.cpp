@@ -94,8 +94,10 @@ Fabric::Fabric(sc_module_name name, const Scenario& s) : sc_module(name), m_s(s)
       const topology::Node& node = T.nodes[n];
       if (node.kind == topology::Node::host) {
         const uint64_t rate = T.link_at({n, 0}).rate_bps;
-        m_hosts.push_back(std::make_unique<host::Host>(
-            node.name.c_str(), host_config(m_s, node.index, node.ip, T.mac_of(n, 0), rate), m_ledger));
+        // A dual-homed (M-LAG) host: a LAG of its two ports, one MAC address.
+        host::HostConfig hc = host_config(m_s, node.index, node.ip, T.mac_of(n, 0), rate);
+        hc.ports = node.ports;
+        m_hosts.push_back(std::make_unique<host::Host>(node.name.c_str(), hc, m_ledger));
         continue;
       }
       // Validated in read_scenario: cannot fail here.
@@ -131,7 +133,7 @@ Fabric::Fabric(sc_module_name name, const Scenario& s) : sc_module(name), m_s(s)
     }
     auto mac_at = [&](topology::PortRef r) -> link::Mac& {
       if (m_sw_index[r.node] >= 0) return *m_switches[static_cast<size_t>(m_sw_index[r.node])]->ports[r.port];
-      return m_hosts[T.nodes[r.node].index]->mac;
+      return m_hosts[T.nodes[r.node].index]->port_mac(r.port);
     };
     for (const topology::LinkSpec& l : T.links) {
       link::LinkConfig lc = m_s.links.link;
@@ -163,7 +165,7 @@ Fabric::Fabric(sc_module_name name, const Scenario& s) : sc_module(name), m_s(s)
   for (auto& h : m_hosts) {
     h->set_listener(this);
     if (m_s.hosts.dcqcn && m_s.hosts.cc_log) h->set_cc_log(&m_cc);
-    h->mac.set_event_log(&m_events, h->basename());
+    for (uint32_t p = 0; p < h->num_ports(); ++p) h->port_mac(p).set_event_log(&m_events, h->basename());
     h->set_event_log(&m_events);
   }
   if (m_s.pfc.storm) {
@@ -221,7 +223,8 @@ Fabric::Fabric(sc_module_name name, const Scenario& s) : sc_module(name), m_s(s)
       base = m_s.links.link.delay_ps();
     } else {
       const uint32_t frame = static_cast<uint32_t>(std::min<uint64_t>(r.message_bytes, m_s.hosts.mtu)) + 82;
-      topology::PortRef at{T.hosts[r.src], 0};
+      // The port the sender's QP hashes onto (a LAG), as the host sends.
+      topology::PortRef at{T.hosts[r.src], host::lag_port(r.src, r.src_qp, m_hosts[r.src]->num_ports())};
       const uint32_t dst_node = T.hosts[r.dst];
       ecmp::Key key;
       key.src_ip = m_hosts[r.src]->config().ip;

@@ -394,7 +394,27 @@ std::string analytics_json(const FabricAnalytics& an) {
       {"records", &St::records},
       {"records_exported", &St::records_exported},
       {"records_dropped", &St::records_dropped},
+      {"peer_link_frames", &St::peer_link_frames},
+      {"sync_rep_sent", &St::sync_rep_sent},
+      {"sync_setup_sent", &St::sync_setup_sent},
+      {"sync_ack_sent", &St::sync_ack_sent},
+      {"sync_received", &St::sync_received},
+      {"sync_bad", &St::sync_bad},
+      {"sync_rep_unmatched", &St::sync_rep_unmatched},
+      {"sync_flows_created", &St::sync_flows_created},
+      {"sync_acks_used", &St::sync_acks_used},
+      {"sync_untracked", &St::sync_untracked},
+      {"sync_not_sent", &St::sync_not_sent},
   };
+  // The synchronization frames each switch sent and received on its peer link (M-LAG).
+  using Sy = sw::Switch::SyncStats;
+  static const std::pair<const char*, uint64_t Sy::*> kSync[] = {
+      {"sync_frames_sent", &Sy::tx_frames},
+      {"sync_bytes_sent", &Sy::tx_bytes},
+      {"sync_frames_received", &Sy::rx_frames},
+      {"sync_bytes_received", &Sy::rx_bytes},
+  };
+  Sy sync_total;
   std::ostringstream o;
   St total;
   o << "  \"analytics\": {\"mode\": \""
@@ -407,6 +427,11 @@ std::string analytics_json(const FabricAnalytics& an) {
       o << ", \"" << name << "\": " << st.*m;
       total.*m += st.*m;
     }
+    const Sy& sy = an.switch_at(i).sync_stats();
+    for (const auto& [name, m] : kSync) {
+      o << ", \"" << name << "\": " << sy.*m;
+      sync_total.*m += sy.*m;
+    }
     o << "}";
   }
   o << (an.size() ? "\n  ], " : "], ") << "\"total\": {";
@@ -415,6 +440,7 @@ std::string analytics_json(const FabricAnalytics& an) {
     o << (first ? "" : ", ") << "\"" << name << "\": " << total.*m;
     first = false;
   }
+  for (const auto& [name, m] : kSync) o << ", \"" << name << "\": " << sync_total.*m;
   o << "}},\n";
   return o.str();
 }
@@ -551,7 +577,8 @@ std::string summary_json(Fabric& f, const RunResult& r, const RunStatus& st) {
   }
   o << "  \"ports\": [";
   first = true;
-  for (const auto& h : f.hosts()) port_json(o, first, h->basename(), h->mac, r.sim_time_ps);
+  for (const auto& h : f.hosts())
+    for (uint32_t p = 0; p < h->num_ports(); ++p) port_json(o, first, h->basename(), h->port_mac(p), r.sim_time_ps);
   for (const auto& sw : f.switches())
     for (const auto& p : sw->ports) port_json(o, first, sw->basename(), *p, r.sim_time_ps);
   o << "\n  ],\n";
@@ -609,7 +636,8 @@ std::string summary_json(Fabric& f, const RunResult& r, const RunStatus& st) {
     ports << "}";
     pfirst = false;
   };
-  for (const auto& h : f.hosts()) mac_pfc(h->basename(), h->mac, nullptr);
+  for (const auto& h : f.hosts())
+    for (uint32_t p = 0; p < h->num_ports(); ++p) mac_pfc(h->basename(), h->port_mac(p), nullptr);
   uint64_t wd = 0;
   for (const auto& sw : f.switches()) {
     wd += sw->watchdog_events();

@@ -59,7 +59,8 @@ bool Sampler::open(const std::string& dir, std::string& why) {
   m_ports_path = dir + "/ports.csv";
   if (!open_stream(m_ports, m_ports_path, why)) return false;
   std::fputs("time_ns,node,port,rate_bps,interval_ns,tx_busy_ns,utilization,tx_bytes,rx_bytes\n", m_ports);
-  for (const auto& h : m_hosts) m_port_list.push_back({h->basename(), &h->mac});
+  for (const auto& h : m_hosts)
+    for (uint32_t p = 0; p < h->num_ports(); ++p) m_port_list.push_back({h->basename(), &h->port_mac(p)});
   for (const auto& sw : m_switches)
     for (const auto& p : sw->ports) m_port_list.push_back({sw->basename(), p.get()});
   m_last_busy.assign(m_port_list.size(), 0);

@@ -170,7 +170,7 @@ Tracer::Tracer(sim::Fabric& f, const Selection& sel, uint64_t from_ps, uint64_t 
     const std::string name = h.basename();
     if (ports_of(name, 1).empty()) continue;
     m_host_names.insert(name);
-    mac_signals(h.mac, {name, "p0"});
+    for (uint32_t p = 0; p < h.num_ports(); ++p) mac_signals(h.port_mac(p), {name, "p" + std::to_string(p)});
     if (!dcqcn) continue;
     auto t = std::make_unique<host::HostTrace>();
     t->rec = &m_rec;
@@ -190,7 +190,7 @@ Tracer::~Tracer() {
   }
   for (const auto& h : m_fabric.hosts()) {
     h->set_trace(nullptr);
-    h->mac.set_trace(nullptr);
+    for (uint32_t p = 0; p < h->num_ports(); ++p) h->port_mac(p).set_trace(nullptr);
   }
 }
 
