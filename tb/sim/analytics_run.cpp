@@ -21,6 +21,13 @@ FabricAnalytics::FabricAnalytics(const Scenario& s, const std::vector<std::uniqu
       for (uint32_t p = 0; p < ports; ++p) an->enable_port(p, false);
       for (uint32_t p : a.ports) an->enable_port(p, true);  // a port the switch lacks: ignored
     }
+    // M-LAG members synchronize over their peer link (docs/analytics.md "M-LAG").
+    const uint32_t pp = s.topo.peer_link_port(nodes[i]);
+    if (pp != topology::kNoNode) {
+      const topology::PortRef peer = s.topo.peer({nodes[i], pp});
+      switches[i]->set_mlag_peer(pp, s.topo.mac_of(peer.node, peer.port));
+      an->set_peer(pp, switches[i].get());
+    }
     m_names.push_back(switches[i]->basename());
     m_an.push_back(std::move(an));
   }

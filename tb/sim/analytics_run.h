@@ -56,6 +56,7 @@ class FabricAnalytics {
   const analytics::Analyzer& analyzer(size_t i) const { return *m_an[i]; }
   uint32_t node(size_t i) const { return m_nodes[i]; }
   const std::string& name(size_t i) const { return m_names[i]; }
+  const sw::Switch& switch_at(size_t i) const { return *m_switches[i]; }
   bool started() const { return m_started; }
 
  private:

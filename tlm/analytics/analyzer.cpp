@@ -2,6 +2,7 @@
 // Semantics in analyzer.h.
 #include "analytics/analyzer.h"
 
+#include <cstring>
 #include <stdexcept>
 
 #include "packet/parse.h"
@@ -198,7 +199,7 @@ void Analyzer::add_sink(RecordSink* s) {
 }
 
 bool Analyzer::selects(const pk::Meta& m, uint32_t port) const {
-  if (port >= m_port_on.size() || !m_port_on[port]) return false;
+  if (port >= m_port_on.size() || !m_port_on[port] || port == m_peer_port) return false;
   const bool cm = m.kind == pk::FrameKind::cm;
   if (!cm && !(m.kind == pk::FrameKind::roce && opcode_class(m.opcode) != OpClass::other)) return false;
   if (m_cfg.mode == Mode::loss) return true;
@@ -217,6 +218,7 @@ bool Analyzer::selects(const pk::Meta& m, uint32_t port) const {
 void Analyzer::on_frame(const pk::Packet& p, uint32_t port, uint64_t now_ps) {
   advance(now_ps);
   ++m_stats.frames;
+  if (port == m_peer_port) ++m_stats.peer_link_frames;
   m_scratch = p;
   pk::ParseOptions opt;
   opt.check_fcs = opt.check_icrc = false;
@@ -224,16 +226,19 @@ void Analyzer::on_frame(const pk::Packet& p, uint32_t port, uint64_t now_ps) {
     ++m_stats.not_selected;
     return;
   }
+  m_cur_pkt = &m_scratch, m_cur_bytes = nullptr;
   tap(m_scratch.meta, port, now_ps, true);
 }
 
-void Analyzer::on_parsed(const pk::Meta& m, uint32_t port, uint64_t now_ps) {
+void Analyzer::on_parsed(const pk::Meta& m, uint32_t port, uint64_t now_ps, const pk::Packet* frame) {
   advance(now_ps);
   ++m_stats.frames;
+  if (port == m_peer_port) ++m_stats.peer_link_frames;
   if (!selects(m, port)) {
     ++m_stats.not_selected;
     return;
   }
+  m_cur_pkt = frame, m_cur_bytes = nullptr;
   tap(m, port, now_ps, true);
 }
 
@@ -243,17 +248,23 @@ void Analyzer::on_mirrored(const pk::Packet& p, uint32_t port, uint64_t now_ps) 
   pk::ParseOptions opt;
   opt.check_fcs = opt.check_icrc = false;
   const bool ok = pk::parse(m_scratch, opt) == pk::DropReason::none;
+  m_cur_pkt = &m_scratch, m_cur_bytes = nullptr;
   tap(m_scratch.meta, port, now_ps, ok);
 }
 
 void Analyzer::on_mirrored_bytes(const uint8_t* bytes, size_t len, uint32_t port, uint64_t now_ps) {
   advance(now_ps);
   const bool ok = pk::parse_bytes(bytes, len, m_meta, false) == pk::DropReason::none;
+  m_cur_pkt = nullptr, m_cur_bytes = bytes, m_cur_len = len;
   tap(m_meta, port, now_ps, ok);
 }
 
 void Analyzer::tap(const pk::Meta& m, uint32_t port, uint64_t now_ps, bool parsed_ok) {
   ++m_stats.mirrored;
+  if (port == m_peer_port) {  // mirrored by other means from the peer link: the peer analysed it
+    ++m_stats.peer_link_frames;
+    return;
+  }
   if (!m_capacity.take(now_ps)) {
     ++m_stats.capacity_dropped;
     return;
@@ -269,7 +280,7 @@ void Analyzer::tap(const pk::Meta& m, uint32_t port, uint64_t now_ps, bool parse
   const uint64_t t = quantize(now_ps);
   if (m.kind == pk::FrameKind::cm) {
     ++m_stats.cm_packets;
-    on_cm(m, t);
+    on_cm(m, t, false);
     return;
   }
   if (m.kind == pk::FrameKind::ipv4_other) {
@@ -283,7 +294,7 @@ void Analyzer::tap(const pk::Meta& m, uint32_t port, uint64_t now_ps, bool parse
   analyse(m, port, t);
 }
 
-void Analyzer::on_cm(const pk::Meta& m, uint64_t t) {
+void Analyzer::on_cm(const pk::Meta& m, uint64_t t, bool from_peer) {
   switch (m.cm_attr_id) {
     case pk::cm::kReq: {
       const Key3 k{m.src_ip, m.dst_ip, m.cm_local_comm_id};  // client, server, client's comm id
@@ -307,53 +318,35 @@ void Analyzer::on_cm(const pk::Meta& m, uint64_t t) {
       const Key3 pk_key{m.dst_ip, m.src_ip, m.cm_remote_comm_id};
       const uint32_t* pip = m_pending_index.find(pk_key);
       if (!pip) {
-        ++m_stats.rep_without_req;
+        // M-LAG: the REQ may have crossed the other member; a REP from the
+        // peer that finds none here has no REQ in the pair.
+        if (from_peer) ++m_stats.sync_rep_unmatched;
+        else if (m_peer) forward(SyncKind::rep, 0, kNoPort, t);
+        else ++m_stats.rep_without_req;
         return;
       }
       const uint32_t pi = *pip;
       Pending& pe = m_pending[pi];
       const uint32_t server = m.src_ip, client = m.dst_ip, cqp = pe.client_qp, sqp = m.cm_local_qpn;
-      const Key3 k_c2s{server, client, sqp}, k_s2c{client, server, cqp};
-      if (const uint32_t* v = m_index.find(k_c2s)) {
-        const Flow& f = m_flows[*v >> 1];
-        if (f.server_ip == server && f.client_ip == client && f.client_qp == cqp && f.server_qp == sqp) {
-          ++m_stats.setups_duplicate;
-          return;
-        }
+      if (find_flow(server, client, cqp, sqp) >= 0) {
+        ++m_stats.setups_duplicate;
+        return;
       }
-      for (const Key3& k : {k_c2s, k_s2c}) {
-        if (const uint32_t* v = m_index.find(k)) {  // the key is reused: that connection ended
-          const uint32_t fi = *v >> 1;
-          ++m_stats.flows_replaced;
-          emit(fi, ExportReason::end_detected, t);
-          remove_flow(fi);
-        }
-      }
-      if (m_free.empty()) {
-        ++m_stats.setups_not_tracked;
+      const int64_t made = create_flow(server, client, cqp, sqp, t);
+      if (made < 0) {
         m_pending_index.erase(pk_key);
         pe.used = false;
         m_pending_free.push_back(pi);
         --m_pending_used;
         return;
       }
-      const uint32_t fi = m_free.back();
-      m_free.pop_back();
-      ++m_flows_used;
+      const uint32_t fi = uint32_t(made);
       Flow& f = m_flows[fi];
-      f = Flow{};
-      f.used = true;
-      f.server_ip = server, f.client_ip = client, f.client_qp = cqp, f.server_qp = sqp;
-      f.start_ps = f.last_ps = t;
-      f.next_active_ps = t + m_cfg.active_timeout_ps;
-      for (DirState& d : f.d) d.tp_idx = t / m_cfg.throughput_interval_ps;
-      m_index.insert(k_c2s, fi * 2 + kC2s);
-      m_index.insert(k_s2c, fi * 2 + kS2c);
       if (pe.flow >= 0) m_flows[size_t(pe.flow)].pending = -1;  // a second REP to this REQ: the RTU goes to the new flow
       pe.flow = int64_t(fi);
       pe.t_ps = t;
       f.pending = int32_t(pi);
-      ++m_stats.flows_created;
+      if (m_peer) send_setup(f);
       return;
     }
     case pk::cm::kRtu: {
@@ -369,12 +362,164 @@ void Analyzer::on_cm(const pk::Meta& m, uint64_t t) {
       f.established = true;
       f.last_ps = t;
       free_pending(pi);
+      if (m_peer) send_setup(f);  // established, for the peer's entry
       return;
     }
     default:
       ++m_stats.cm_other;  // REJ, DREQ, DREP, MRA, LAP, APR: flows end by aging
       return;
   }
+}
+
+int64_t Analyzer::find_flow(uint32_t server, uint32_t client, uint32_t cqp, uint32_t sqp) const {
+  const uint32_t* v = m_index.find(Key3{server, client, sqp});
+  if (!v) return -1;
+  const Flow& f = m_flows[*v >> 1];
+  const bool same = f.server_ip == server && f.client_ip == client && f.client_qp == cqp && f.server_qp == sqp;
+  return same ? int64_t(*v >> 1) : -1;
+}
+
+int64_t Analyzer::create_flow(uint32_t server, uint32_t client, uint32_t cqp, uint32_t sqp, uint64_t t) {
+  const Key3 k_c2s{server, client, sqp}, k_s2c{client, server, cqp};
+  for (const Key3& k : {k_c2s, k_s2c}) {
+    if (const uint32_t* v = m_index.find(k)) {  // the key is reused: that connection ended
+      const uint32_t fi = *v >> 1;
+      ++m_stats.flows_replaced;
+      emit(fi, ExportReason::end_detected, t);
+      remove_flow(fi);
+    }
+  }
+  if (m_free.empty()) {
+    ++m_stats.setups_not_tracked;
+    return -1;
+  }
+  const uint32_t fi = m_free.back();
+  m_free.pop_back();
+  ++m_flows_used;
+  Flow& f = m_flows[fi];
+  f = Flow{};
+  f.used = true;
+  f.server_ip = server, f.client_ip = client, f.client_qp = cqp, f.server_qp = sqp;
+  f.start_ps = f.last_ps = t;
+  f.next_active_ps = t + m_cfg.active_timeout_ps;
+  for (DirState& d : f.d) d.tp_idx = t / m_cfg.throughput_interval_ps;
+  m_index.insert(k_c2s, fi * 2 + kC2s);
+  m_index.insert(k_s2c, fi * 2 + kS2c);
+  ++m_stats.flows_created;
+  return int64_t(fi);
+}
+
+// ---------------------------------------------------------------- M-LAG
+
+namespace {
+void put32(uint8_t* p, uint32_t v) {
+  for (int i = 0; i < 4; ++i) p[i] = uint8_t(v >> (24 - 8 * i));
+}
+void put64(uint8_t* p, uint64_t v) {
+  for (int i = 0; i < 8; ++i) p[i] = uint8_t(v >> (56 - 8 * i));
+}
+uint32_t get32(const uint8_t* p) { return uint32_t(p[0]) << 24 | uint32_t(p[1]) << 16 | uint32_t(p[2]) << 8 | p[3]; }
+uint64_t get64(const uint8_t* p) { return uint64_t(get32(p)) << 32 | get32(p + 4); }
+}  // namespace
+
+void Analyzer::set_peer(uint32_t peer_port, PeerLink* link) {
+  m_peer_port = link ? peer_port : kNoPort;
+  m_peer = link;
+}
+
+void Analyzer::sync_header(SyncKind kind, uint8_t flags, uint32_t port, uint64_t t) {
+  m_sync[0] = kSyncVersion;
+  m_sync[1] = uint8_t(kind);
+  m_sync[2] = flags;
+  m_sync[3] = 0;
+  put32(m_sync + 4, port);
+  put64(m_sync + 8, t);
+}
+
+void Analyzer::forward(SyncKind kind, uint8_t flags, uint32_t port, uint64_t t) {
+  size_t n = 0;
+  if (m_cur_pkt && m_cur_pkt->frame_len_no_fcs() <= kMaxSyncPayload - kSyncHeader) {
+    n = m_cur_pkt->serialize(m_sync + kSyncHeader, kMaxSyncPayload - kSyncHeader);
+  } else if (m_cur_bytes && m_cur_len <= kMaxSyncPayload - kSyncHeader) {
+    std::memcpy(m_sync + kSyncHeader, m_cur_bytes, m_cur_len);
+    n = m_cur_len;
+  }
+  if (n == 0) {
+    ++m_stats.sync_not_sent;
+    return;
+  }
+  sync_header(kind, flags, port, t);
+  ++(kind == SyncKind::rep ? m_stats.sync_rep_sent : m_stats.sync_ack_sent);
+  m_peer->send_sync(m_sync, kSyncHeader + n);
+}
+
+void Analyzer::send_setup(const Flow& f) {
+  sync_header(SyncKind::setup, f.established ? kSyncEstablished : 0, kNoPort, f.start_ps);
+  uint8_t* b = m_sync + kSyncHeader;
+  put32(b, f.server_ip);
+  put32(b + 4, f.client_ip);
+  put32(b + 8, f.client_qp);
+  put32(b + 12, f.server_qp);
+  put64(b + 16, f.start_ps);
+  ++m_stats.sync_setup_sent;
+  m_peer->send_sync(m_sync, kSyncHeader + kSyncSetupBody);
+}
+
+void Analyzer::on_sync(const uint8_t* b, size_t len, uint64_t now_ps) {
+  advance(now_ps);
+  ++m_stats.sync_received;
+  if (len < kSyncHeader || b[0] != kSyncVersion) {
+    ++m_stats.sync_bad;
+    return;
+  }
+  const uint8_t kind = b[1], flags = b[2];
+  const uint64_t t = quantize(get64(b + 8));  // the original frame's time at the peer
+  const uint8_t* body = b + kSyncHeader;
+  const size_t n = len - kSyncHeader;
+  if (kind == uint8_t(SyncKind::setup)) {
+    if (n < kSyncSetupBody) {
+      ++m_stats.sync_bad;
+      return;
+    }
+    const uint32_t server = get32(body), client = get32(body + 4), cqp = get32(body + 8), sqp = get32(body + 12);
+    int64_t fi = find_flow(server, client, cqp, sqp);
+    if (fi < 0) {
+      fi = create_flow(server, client, cqp, sqp, quantize(get64(body + 16)));
+      if (fi < 0) return;  // table full: counted (setups_not_tracked)
+      ++m_stats.sync_flows_created;
+    }
+    if (flags & kSyncEstablished) m_flows[size_t(fi)].established = true;
+    return;
+  }
+  if ((kind != uint8_t(SyncKind::rep) && kind != uint8_t(SyncKind::ack)) ||
+      pk::parse_bytes(body, n, m_sync_meta, false) != pk::DropReason::none) {
+    ++m_stats.sync_bad;
+    return;
+  }
+  const pk::Meta& m = m_sync_meta;
+  if (kind == uint8_t(SyncKind::rep)) {
+    if (m.kind != pk::FrameKind::cm || m.cm_attr_id != pk::cm::kRep) {
+      ++m_stats.sync_bad;
+      return;
+    }
+    on_cm(m, t, true);
+    return;
+  }
+  if (m.kind != pk::FrameKind::roce || opcode_class(m.opcode) != OpClass::ack) {
+    ++m_stats.sync_bad;
+    return;
+  }
+  const uint32_t* v = m_index.find(Key3{m.dst_ip, m.src_ip, m.dest_qp});
+  if (!v) {
+    ++m_stats.sync_untracked;
+    return;
+  }
+  Flow& f = m_flows[*v >> 1];
+  DirState& back = f.d[(*v & 1u) ^ 1u];
+  if (t > f.last_ps) f.last_ps = t;
+  if ((flags & kSyncCounted) || !back.data_seen) return;  // taken by the peer, or not this member's data
+  ++m_stats.sync_acks_used;
+  ack_effects(back, m, t);
 }
 
 void Analyzer::take_rtt(DirState& d, uint32_t covered, bool inclusive, uint64_t t) {
@@ -421,27 +566,14 @@ void Analyzer::analyse(const pk::Meta& m, uint32_t port, uint64_t t) {
 
   const OpClass cls = opcode_class(m.opcode);
   if (cls == OpClass::ack) {
-    const uint8_t s = m.aeth_syndrome;
-    switch ((s >> 5) & 3u) {  // IBTA Vol 1 9.3.5 table 45: 00 ACK, 01 RNR NAK, 11 NAK
-      case 0:
-        take_rtt(back, m.psn, true, t);
-        break;
-      case 3:
-        if ((s & 0x1f) == 0) {  // PSN sequence error: packets were lost
-          ++back.naks;
-          if (back.loss_count < kMaxLossTimes) back.loss_ps[back.loss_count++] = t;
-          take_rtt(back, m.psn, false, t);
-        } else {
-          ++back.other_naks;
-        }
-        break;
-      default:
-        ++back.other_naks;
-        break;
-    }
+    // M-LAG: loss and RTT are the data carrier's; the peer gets every ACK.
+    const bool mine = !m_peer || back.data_seen;
+    if (mine) ack_effects(back, m, t);
+    if (m_peer) forward(SyncKind::ack, mine ? kSyncCounted : 0, port, t);
     return;
   }
 
+  d.data_seen = true;
   ++d.data_packets;
   d.payload_bytes += m.l4_payload_len;
   d.total_payload += m.l4_payload_len;
@@ -471,6 +603,27 @@ void Analyzer::analyse(const pk::Meta& m, uint32_t port, uint64_t t) {
     d.req_psn[i] = m.psn;
     d.req_ps[i] = t;
     ++d.req_n;
+  }
+}
+
+void Analyzer::ack_effects(DirState& back, const pk::Meta& m, uint64_t t) {
+  const uint8_t s = m.aeth_syndrome;
+  switch ((s >> 5) & 3u) {  // IBTA Vol 1 9.3.5 table 45: 00 ACK, 01 RNR NAK, 11 NAK
+    case 0:
+      take_rtt(back, m.psn, true, t);
+      break;
+    case 3:
+      if ((s & 0x1f) == 0) {  // PSN sequence error: packets were lost
+        ++back.naks;
+        if (back.loss_count < kMaxLossTimes) back.loss_ps[back.loss_count++] = t;
+        take_rtt(back, m.psn, false, t);
+      } else {
+        ++back.other_naks;
+      }
+      break;
+    default:
+      ++back.other_naks;
+      break;
   }
 }
 

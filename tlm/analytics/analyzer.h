@@ -108,6 +108,29 @@
 // Time: the rate limiters use the time given; every timestamp kept (packets,
 // losses, RTT, aging) is first quantized down to timestamp_resolution_ps.
 //
+// M-LAG (the seed article's figure 3; set_peer()): the two members of a pair
+// synchronize over their peer link, so that each holds the bidirectional
+// entry of a flow whose two directions cross different members, and no loss
+// is counted twice. Messages (send_sync / on_sync, the payload of an Ethernet
+// frame of EtherType kEtherTypeSync, layout in docs/analytics.md "M-LAG"):
+//   rep    a CM REP seen on a member that holds no REQ for it is forwarded
+//          (the original frame). The peer, which holds the REQ, creates the
+//          flow and answers with a setup.
+//   setup  the member that creates a flow (REQ and REP, or REQ and a
+//          forwarded REP) sends its key and start; the peer creates the same
+//          entry. After an RTU the same member sends it again, established.
+//   ack    every ACK/NAK a member sees is forwarded (the original frame, its
+//          ingress port and time, and whether the sender took its loss and
+//          RTT). Loss (naks, loss_ns) and RTT of a direction are taken by a
+//          member that has carried data of that direction (data_seen): the
+//          one that sees the ACK if it has, else the peer from the forwarded
+//          copy, at the ACK's original time. So each NAK is counted once per
+//          pair (unless both members carried data of one direction: a path
+//          change; then by the first).
+// Frames arriving on the peer-link port are not analysed (counted as
+// peer_link_frames): the peer analysed them first. Synchronization messages
+// are not mirrored traffic: they take no token of capacity_pps.
+//
 // Cost: O(1) per frame (two hash probes, bounded lists); a sweep is
 // O(table_capacity + pending_capacity). All storage is allocated in the
 // constructor: no heap allocation per frame.
@@ -126,6 +149,25 @@ inline constexpr size_t kRttWindow = 8;        // samples in the sliding RTT ave
 inline constexpr size_t kPendingRequests = 4;  // requests per direction waiting for their ACK
 inline constexpr size_t kMaxSinks = 4;
 inline constexpr uint32_t kNoPort = UINT32_MAX;
+
+// M-LAG synchronization frames: IEEE Std 802 Local Experimental EtherType 1.
+inline constexpr uint16_t kEtherTypeSync = 0x88B5;
+inline constexpr uint8_t kSyncVersion = 1;
+inline constexpr size_t kSyncHeader = 16;  // version, kind, flags, 0, port (4), time in ps (8)
+inline constexpr size_t kSyncSetupBody = 24;  // server IP, client IP, client QP, server QP (4 each), start ps (8)
+enum class SyncKind : uint8_t { rep = 1, setup = 2, ack = 3 };
+inline constexpr uint8_t kSyncCounted = 1;      // ack: the sender took its loss and RTT
+inline constexpr uint8_t kSyncEstablished = 2;  // setup: the RTU was seen
+// Largest message: the header and an original frame (without FCS).
+inline constexpr size_t kMaxSyncPayload = kSyncHeader + packet::Packet::kMaxHdr + 4;
+
+// Where an M-LAG member's analyzer sends its synchronization messages: the
+// switch, which frames them and sends them on the peer link.
+class PeerLink {
+ public:
+  virtual ~PeerLink() = default;
+  virtual void send_sync(const uint8_t* payload, size_t len) = 0;
+};
 
 enum class Mode : uint8_t { loss, performance };
 
@@ -228,6 +270,16 @@ struct Stats {
   uint64_t records = 0;                 // records generated
   uint64_t records_exported = 0;
   uint64_t records_dropped = 0;         // beyond export_rps
+  // M-LAG (set_peer()).
+  uint64_t peer_link_frames = 0;        // frames arriving on the peer-link port: not analysed
+  uint64_t sync_rep_sent = 0, sync_setup_sent = 0, sync_ack_sent = 0;
+  uint64_t sync_received = 0;           // messages from the peer
+  uint64_t sync_bad = 0;                // not understood (version, kind, length, or its frame did not parse)
+  uint64_t sync_rep_unmatched = 0;      // a forwarded REP whose REQ this member has not seen either
+  uint64_t sync_flows_created = 0;      // entries created from the peer's setup
+  uint64_t sync_acks_used = 0;          // forwarded ACK/NAKs this member took loss/RTT from
+  uint64_t sync_untracked = 0;          // a forwarded ACK of no flow in the table
+  uint64_t sync_not_sent = 0;           // nothing to forward: the frame's bytes were not given
 };
 
 // Token bucket on the simulated clock: rate tokens/s, depth burst tokens,
@@ -261,11 +313,19 @@ class Analyzer {
   void on_frame(const packet::Packet& p, uint32_t port, uint64_t now_ps);
   // The same for a frame the switch has parsed already (its ingress parser's
   // meta, packet/parse.h): no copy and no second parse (the switch's path).
-  void on_parsed(const packet::Meta& m, uint32_t port, uint64_t now_ps);
+  // frame: its bytes, for an M-LAG member to forward (null: not forwarded, counted).
+  void on_parsed(const packet::Meta& m, uint32_t port, uint64_t now_ps, const packet::Packet* frame = nullptr);
   // The TAP path: a frame mirrored by other means (its bytes as a Packet, or
   // raw bytes without FCS as a capture holds them). Ages first.
   void on_mirrored(const packet::Packet& p, uint32_t port, uint64_t now_ps);
   void on_mirrored_bytes(const uint8_t* bytes, size_t len, uint32_t port, uint64_t now_ps);
+
+  // M-LAG member: the peer link is on peer_port, messages go to link.
+  void set_peer(uint32_t peer_port, PeerLink* link);
+  uint32_t peer_port() const { return m_peer_port; }
+  // A synchronization message from the peer (a kEtherTypeSync frame's
+  // payload), arriving at now_ps. Ages first.
+  void on_sync(const uint8_t* payload, size_t len, uint64_t now_ps);
 
   // Run the aging sweep(s) due by now_ps.
   void advance(uint64_t now_ps);
@@ -297,6 +357,7 @@ class Analyzer {
     uint64_t tp_last_bps = 0, tp_max_bps = 0;
     uint64_t interval_payload = 0;       // payload in this export interval
     uint32_t port = kNoPort, port_changes = 0;
+    bool data_seen = false;              // this analyzer saw data of this direction (M-LAG: who takes its loss/RTT)
   };
   struct Flow {
     bool used = false;
@@ -334,7 +395,17 @@ class Analyzer {
 
   void tap(const packet::Meta& m, uint32_t port, uint64_t now_ps, bool parsed_ok);
   void analyse(const packet::Meta& m, uint32_t port, uint64_t t);
-  void on_cm(const packet::Meta& m, uint64_t t);
+  void on_cm(const packet::Meta& m, uint64_t t, bool from_peer);
+  // The loss and RTT an ACK/NAK gives the direction it acknowledges.
+  void ack_effects(DirState& back, const packet::Meta& m, uint64_t t);
+  // The flow with exactly this key, or -1.
+  int64_t find_flow(uint32_t server, uint32_t client, uint32_t cqp, uint32_t sqp) const;
+  // A new flow at t, ending flows whose keys it reuses; -1 (counted) when the table is full.
+  int64_t create_flow(uint32_t server, uint32_t client, uint32_t cqp, uint32_t sqp, uint64_t t);
+  // M-LAG: the current frame (with its header) to the peer; a flow's setup.
+  void forward(SyncKind kind, uint8_t flags, uint32_t port, uint64_t t);
+  void send_setup(const Flow& f);
+  void sync_header(SyncKind kind, uint8_t flags, uint32_t port, uint64_t t);
   void sweep(uint64_t s);
   void emit(uint32_t fi, ExportReason why, uint64_t t);
   void remove_flow(uint32_t fi);
@@ -361,6 +432,14 @@ class Analyzer {
   std::vector<uint32_t> m_pending_free;
   size_t m_pending_used = 0;
   uint64_t m_next_sweep = 0;
+  // M-LAG.
+  uint32_t m_peer_port = kNoPort;
+  PeerLink* m_peer = nullptr;
+  const packet::Packet* m_cur_pkt = nullptr;  // the frame being analysed (its bytes), if given
+  const uint8_t* m_cur_bytes = nullptr;
+  size_t m_cur_len = 0;
+  uint8_t m_sync[kMaxSyncPayload] = {};
+  packet::Meta m_sync_meta;
   packet::Packet m_scratch;      // frames are parsed here
   packet::Meta m_meta;
   FlowRecord m_rec;

@@ -43,12 +43,12 @@ void Mac::set_tx_enabled(bool on) {
   }
 }
 
-void Mac::send_control(packet::Packet* p) {
+void Mac::send_control(packet::Packet* p, bool pause) {
   if (!m_tx_enabled) {
     m_ledger.drop(p, packet::DropReason::link_down);
     return;
   }
-  ++m_stats.pause_tx;
+  if (pause) ++m_stats.pause_tx;
   if (!tx_busy() && !m_in_start) {
     start(*p);
     return;

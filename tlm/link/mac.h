@@ -101,8 +101,10 @@ class Mac : public sc_core::sc_module {
   // The node has a frame: if the MAC is idle, it asks for it now.
   void kick();
   // A MAC control frame (PFC) from this MAC: it goes out ahead of queued data
-  // at the next frame boundary and is not subject to pause.
-  void send_control(packet::Packet* p);
+  // at the next frame boundary and is not subject to pause. pause: counted in
+  // pause_tx (false: another frame the node sends this way, e.g. an M-LAG
+  // synchronization frame).
+  void send_control(packet::Packet* p, bool pause = true);
   // Transmit enable (a link failure as the port sees it): while disabled the
   // MAC starts no frame, asks its node for none, and drops control frames
   // handed to it (link_down); the frame being sent, if any, ends as ever.

@@ -271,6 +271,25 @@ void build_pfc(Packet& p, Mac src, uint16_t class_enable, const uint16_t timers[
   finalize(p);
 }
 
+void build_ethernet(Packet& p, Mac dst, Mac src, uint16_t ethertype, const uint8_t* payload, size_t len) {
+  const uint64_t id = p.id;  // as begin_roce
+  p.reset();
+  p.id = id;
+  p.reserve_hdr(kEthHdr + len);
+  Meta& m = p.meta;
+  uint8_t* h = p.hdr;
+  put48(h, dst);
+  put48(h + 6, src);
+  put16(h + 12, ethertype);
+  std::memcpy(h + kEthHdr, payload, len);
+  m.dst_mac = dst & kMacMask;
+  m.src_mac = src & kMacMask;
+  m.ethertype = ethertype;
+  m.kind = FrameKind::unknown;
+  p.hdr_len = uint16_t(kEthHdr + len);
+  finalize(p);
+}
+
 void finalize(Packet& p) {
   uint8_t* h = p.hdr;
   if (const size_t l3 = ipv4_offset(p)) {

@@ -67,6 +67,10 @@ void build_cm(Packet& p, const EthSpec& eth, const Ipv4Spec& ip, uint16_t udp_sp
 // class-enable vector and 8 timers in quanta; padded to 64 B. No VLAN tag.
 void build_pfc(Packet& p, Mac src, uint16_t class_enable, const uint16_t timers[8]);
 
+// An untagged Ethernet II frame: DA, SA, EtherType and len payload bytes
+// (len <= Packet::kMaxHdr - 14), padded to 64 B with its FCS. meta as
+// parse() gives an EtherType it does not know: kind unknown.
+void build_ethernet(Packet& p, Mac dst, Mac src, uint16_t ethertype, const uint8_t* payload, size_t len);
 // Recompute IPv4 checksum (if IPv4), ICRC (if RoCEv2) and FCS after header bytes changed.
 void finalize(Packet& p);
 // Rewrite the IPv4 ECN field in place (e.g. to CE), updating the IPv4 checksum and FCS.

@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "packet/build.h"
+#include "packet/wire.h"
 #include "switch/switch.h"
 
 namespace rocesim::sw {
@@ -96,12 +97,34 @@ void Switch::on_admit() {
   if (!m_pending.empty()) m_admit_ev.at(m_pending.front().ready_ps);
 }
 
+void Switch::set_mlag_peer(uint32_t peer_port, pk::Mac peer_mac) {
+  m_sync_port = peer_port;
+  m_sync_dst = peer_mac;
+}
+
+void Switch::send_sync(const uint8_t* payload, size_t len) {
+  pk::Packet* p = m_ledger.create();
+  pk::build_ethernet(*p, m_sync_dst, m_cfg.port_macs[m_sync_port], analytics::kEtherTypeSync, payload, len);
+  p->created_ps = core::now_ps();
+  ++m_sync.tx_frames;
+  m_sync.tx_bytes += p->frame_len();
+  ports[m_sync_port]->send_control(p, false);
+}
+
 void Switch::admit(const Pending& e) {
   pk::Packet* p = e.p;
   const pk::Meta& m = p->meta;
   const uint32_t in = p->ingress_port;
   const uint64_t now = core::now_ps();
-  if (m_analytics) m_analytics->on_parsed(m, in, now);  // the TDE: selects, then mirrors (issue 14)
+  if (in == m_sync_port && m.ethertype == analytics::kEtherTypeSync && !m.has_vlan) {
+    // M-LAG: the peer's analyzer synchronizing; for this one, not for forwarding.
+    ++m_sync.rx_frames;
+    m_sync.rx_bytes += p->frame_len();
+    if (m_analytics) m_analytics->on_sync(p->hdr + pk::wire::kEthHdr, p->hdr_len - pk::wire::kEthHdr, now);
+    m_ledger.deliver(p);
+    return;
+  }
+  if (m_analytics) m_analytics->on_parsed(m, in, now, p);  // the TDE: selects, then mirrors (issue 14)
 
   const bool ipv4 = m.kind != pk::FrameKind::unknown && m.kind != pk::FrameKind::pfc;
   const uint32_t g = ipv4 ? m_routes.lookup(m.dst_ip) : kNoRoute;

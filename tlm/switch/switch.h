@@ -205,7 +205,7 @@ struct MemberCount {
   uint64_t packets = 0, bytes = 0;
 };
 
-class Switch : public sc_core::sc_module, public link::TxReady {
+class Switch : public sc_core::sc_module, public link::TxReady, public analytics::PeerLink {
  public:
   tlm_utils::simple_initiator_socket<Switch> buf_isck;  // to the packet buffer memory
   buffer::PacketBuffer buffer;
@@ -299,6 +299,17 @@ class Switch : public sc_core::sc_module, public link::TxReady {
   // admission time; the frames it selects are mirrored to its analyzer.
   // Null: off (one branch). Set at any time (analytics starting mid-run).
   void set_analytics(analytics::Analyzer* a) { m_analytics = a; }
+  // M-LAG member (docs/analytics.md "M-LAG"): the analyzer's synchronization
+  // messages go out on peer_port as Ethernet frames of EtherType
+  // analytics::kEtherTypeSync to peer_mac, sent as the MAC's control frames
+  // (ahead of queued data, not paused); such frames arriving on peer_port go
+  // to the analyzer at admission (consumed: delivered), not to forwarding.
+  void set_mlag_peer(uint32_t peer_port, packet::Mac peer_mac);
+  void send_sync(const uint8_t* payload, size_t len) override;
+  struct SyncStats {
+    uint64_t tx_frames = 0, tx_bytes = 0, rx_frames = 0, rx_bytes = 0;  // bytes: frames incl. FCS, as MacStats
+  };
+  const SyncStats& sync_stats() const { return m_sync; }
 
  private:
   // A frame between its arrival and its admission. Frames due at the same
@@ -441,6 +452,9 @@ class Switch : public sc_core::sc_module, public link::TxReady {
   std::vector<MemberCount> m_members;        // per group member, at m_member_base[group] + member
   std::vector<uint32_t> m_member_base;
   analytics::Analyzer* m_analytics = nullptr;
+  uint32_t m_sync_port = UINT32_MAX;  // M-LAG peer-link port, or none
+  packet::Mac m_sync_dst = 0;
+  SyncStats m_sync;
   // Watchdog, per egress queue (port * 8 + q).
   struct Wd {
     uint64_t stuck_since = UINT64_MAX;   // paused with packets and no dequeue since

@@ -534,6 +534,102 @@ TEST(Analytics, BadConfigIsRefusedNamingTheField) {
 }
 
 // Steady state: frames of tracked and untracked flows and sweeps allocate nothing.
+// The members of an M-LAG pair (analyzer.h "M-LAG", the seed article's
+// figure 3): what one sends waits in its link until the test delivers it, as
+// a frame on the peer link would.
+struct SyncLink : PeerLink {
+  Analyzer* to = nullptr;
+  std::vector<std::vector<uint8_t>> queue;
+  void send_sync(const uint8_t* p, size_t n) override { queue.emplace_back(p, p + n); }
+  // Delivers everything queued, at `when`; returns the messages delivered.
+  size_t deliver(uint64_t when) {
+    std::vector<std::vector<uint8_t>> q;
+    q.swap(queue);
+    for (const auto& m : q) to->on_sync(m.data(), m.size(), when);
+    return q.size();
+  }
+};
+
+// Leaf1 (a) sees the client's REQ, RTU and data; leaf2 (b) the server's REP
+// and ACKs. b forwards the REP, a builds the flow and sends the setup, b
+// builds the same entry; ACKs seen by b reach a, which takes RTT (at the
+// ACK's own time at b) and loss from them; a NAK a sees itself is counted by
+// a alone even when b has also carried data of that direction (the
+// counted flag); frames arriving on the peer-link port are not analysed.
+TEST(Analytics, MlagMembersSyncSetupAndCountEachNakOnce) {
+  constexpr uint32_t kPeer = 9;
+  Analyzer a(base()), b(base());
+  SyncLink to_b, to_a;  // a's messages to b, b's to a
+  to_b.to = &b, to_a.to = &a;
+  a.set_peer(kPeer, &to_b);
+  b.set_peer(kPeer, &to_a);
+  Collect out_a, out_b;
+  a.add_sink(&out_a);
+  b.add_sink(&out_b);
+  const Conn c = conn(3);
+  a.on_frame(cm(c, pk::cm::kReq), 1, 0);
+  b.on_frame(cm(c, pk::cm::kRep), 2, 100 * kNs);
+  EXPECT_EQ(b.stats().rep_without_req, 0u);
+  EXPECT_EQ(b.stats().sync_rep_sent, 1u);
+  EXPECT_EQ(b.flows(), 0u);
+  EXPECT_EQ(to_a.deliver(150 * kNs), 1u);  // the REP reaches a: it holds the REQ
+  EXPECT_EQ(a.flows(), 1u);
+  EXPECT_EQ(a.stats().sync_setup_sent, 1u);
+  EXPECT_EQ(to_b.deliver(200 * kNs), 1u);  // the setup reaches b
+  EXPECT_EQ(b.flows(), 1u);
+  EXPECT_EQ(b.stats().sync_flows_created, 1u);
+  a.on_frame(cm(c, pk::cm::kRtu), 1, 300 * kNs);
+  EXPECT_EQ(a.stats().sync_setup_sent, 2u);  // again, established
+  to_b.deliver(350 * kNs);
+
+  const uint64_t t_req = 1 * kUs, t_ack = t_req + 777 * kNs;
+  a.on_frame(data(c, kC2s, pk::op::kWriteOnly, 0, true, 1000), 1, t_req);
+  b.on_frame(ack(c, kC2s, 0), 2, t_ack);
+  EXPECT_EQ(b.stats().sync_ack_sent, 1u);
+  to_a.deliver(t_ack + 500 * kNs);  // late: the RTT is still the ACK's time at b less the request's at a
+  EXPECT_EQ(a.stats().sync_acks_used, 1u);
+  a.on_frame(data(c, kC2s, pk::op::kWriteOnly, 1, true, 1000), 1, 2 * kUs);
+  b.on_frame(ack(c, kC2s, 1, 0x60), 2, 2 * kUs + 100 * kNs);  // NAK at b: b carried no data, a counts it
+  to_a.deliver(2 * kUs + 200 * kNs);
+  b.on_frame(data(c, kC2s, pk::op::kWriteOnly, 1, true, 1000), 2, 3 * kUs);  // b carries data now too
+  a.on_frame(ack(c, kC2s, 1, 0x60), 1, 3 * kUs + 100 * kNs);  // NAK at a: counted by a, flagged so
+  to_b.deliver(3 * kUs + 200 * kNs);
+  EXPECT_EQ(b.stats().sync_acks_used, 0u);
+  // Arriving on the peer link: not analysed.
+  const uint64_t tracked = a.stats().tracked_packets;
+  a.on_frame(data(c, kC2s, pk::op::kWriteOnly, 2, true, 1000), kPeer, 4 * kUs);
+  EXPECT_EQ(a.stats().tracked_packets, tracked);
+  EXPECT_EQ(a.stats().peer_link_frames, 1u);
+  // A message that is not one.
+  const uint8_t junk[kSyncHeader] = {2, 1};
+  a.on_sync(junk, sizeof junk, 4 * kUs);
+  EXPECT_EQ(a.stats().sync_bad, 1u);
+
+  a.flush(5 * kUs);
+  b.flush(5 * kUs);
+  ASSERT_EQ(out_a.records.size(), 1u);
+  ASSERT_EQ(out_b.records.size(), 1u);
+  const FlowRecord &ra = out_a.records[0], &rb = out_b.records[0];
+  for (const FlowRecord* r : {&ra, &rb}) {
+    EXPECT_EQ(r->server_ip, c.server_ip);
+    EXPECT_EQ(r->client_ip, c.client_ip);
+    EXPECT_EQ(r->client_qp, c.client_qp);
+    EXPECT_EQ(r->server_qp, c.server_qp);
+    EXPECT_TRUE(r->established);
+    EXPECT_EQ(r->start_ns, 100u) << "both entries start at the REP";
+  }
+  EXPECT_EQ(ra.dir[kC2s].data_packets, 2u);
+  EXPECT_EQ(ra.dir[kC2s].naks, 2u);
+  EXPECT_EQ(ra.dir[kC2s].rtt_samples, 1u);
+  EXPECT_EQ(ra.dir[kC2s].rtt_avg_ns, (t_ack - t_req) / kNs);
+  EXPECT_EQ(ra.dir[kS2c].packets, 1u);  // the NAK it saw itself
+  EXPECT_EQ(rb.dir[kC2s].data_packets, 1u);
+  EXPECT_EQ(rb.dir[kC2s].naks, 0u) << "the pair counts each NAK once";
+  EXPECT_EQ(rb.dir[kC2s].rtt_samples, 0u);
+  EXPECT_EQ(rb.dir[kS2c].packets, 2u);
+  EXPECT_EQ(rb.dir[kS2c].ingress_port, 2u);
+}
+
 TEST(Analytics, NoHeapAllocationPerFrame) {
   Config cfg = base();
   cfg.table_capacity = 64;
