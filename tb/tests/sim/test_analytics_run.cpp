@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -17,6 +18,7 @@
 
 #include "../analytics/ipfix_check.h"
 #include "cli_util.h"
+#include "collector/collector.h"
 #include "topology/topology.h"
 
 using namespace clitest;
@@ -447,10 +449,170 @@ TEST(AnalyticsRun, BadValuesAreRefusedWithTheirPlace) {
     EXPECT_NE(r.err.find("key 'links.lossy[") , std::string::npos) << r.err;
     EXPECT_FALSE(exists(dir + "/out"));
   }
+  // M-LAG needs pairs of leaves; the peer link's speed has a unit.
+  for (const auto& [set, key, says] : {std::tuple<std::string, std::string, std::string>{
+                                           "topology.leaves=3", "topology.leaves", "must be even"},
+                                       {"topology.peer_rate=5", "topology.peer_rate", "unit"}}) {
+    SCOPED_TRACE(set);
+    const Result r = clitest::rocesim("run " + src_dir() + "/configs/scenarios/analytics_mlag.yaml --set " + set +
+                                      " --out " + dir + "/out --quiet");
+    EXPECT_EQ(r.rc, 2) << r.err;
+    EXPECT_NE(r.err.find("'" + key + "'"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(says), std::string::npos) << r.err;
+    EXPECT_FALSE(exists(dir + "/out"));
+  }
+  write_file(dir + "/m.yaml", "name: m\ntopology:\n  kind: leaf_spine\n  leaves: 5\n  mlag: true\nflows: []\n");
+  const Result m = clitest::rocesim("run " + dir + "/m.yaml --out " + dir + "/out --quiet");
+  EXPECT_EQ(m.rc, 2) << m.err;
+  EXPECT_NE(m.err.find("m.yaml:4:11: key 'topology.leaves'"), std::string::npos) << m.err;
   // Analytics needs switches.
   write_file(dir + "/d.yaml", "name: d\nswitch: {analytics: {enabled: true}}\nflows: [{src: h0, dst: h1, size: 1KiB}]\n");
   const Result r = clitest::rocesim("run " + dir + "/d.yaml --out " + dir + "/out --quiet");
   EXPECT_EQ(r.rc, 2) << r.err;
   EXPECT_NE(r.err.find("'switch.analytics.enabled'"), std::string::npos) << r.err;
   if (!HasFailure()) std::system(("rm -rf " + dir).c_str());
+}
+
+namespace {
+
+// A port's counter in summary.json's "ports" list (one port per line).
+uint64_t port_counter(const std::string& summary, const std::string& node, int port, const std::string& key) {
+  const size_t at = summary.find("{\"node\": \"" + node + "\", \"port\": " + std::to_string(port) + ",");
+  if (at == std::string::npos) return UINT64_MAX;
+  const size_t end = summary.find('}', at);
+  const size_t k = summary.find("\"" + key + "\": ", at);
+  if (k == std::string::npos || k > end) return UINT64_MAX;
+  return std::stoull(summary.substr(k + key.size() + 4));
+}
+
+}  // namespace
+
+// M-LAG (the seed article's figure 3, docs/analytics.md "M-LAG"): leaves
+// leaf0+leaf1 and leaf2+leaf3 are pairs, h0..h3 dual-homed to the first,
+// h4..h7 to the second; each pair member's peer link is its port 6 (4 host
+// ports, 2 spines). paths.csv (tb/sim/paths.h, independent of analytics)
+// says which member carried a flow's data (fwd) and which its ACKs (rev) in
+// each pair. For every flow and pair:
+//  - both members hold the flow (records for its key from both domains);
+//  - the data member saw the data itself, the ACK member the ACKs; where
+//    they differ (the directions cross different members) the data member
+//    saw no ACK itself yet has RTT samples: the ACKs its peer forwarded;
+//  - NAKs are counted once per pair: the pair's c2s NAKs (both members'
+//    records summed) equal the receiving NIC's naks_sent in the receiver's
+//    pair (every NAK crosses it: host links lose nothing) and the sending
+//    NIC's naks_received in the sender's pair (what survived the lossy
+//    spine cable); s2c none (the client receives no data).
+// And the peer links carry the synchronization frames and nothing else:
+// each member's peer-port tx bytes equal the bytes of the frames its
+// analyzer sent, which from the frame layout are 64 B per setup (14 B
+// header + 16 B + 24 B, padded to 60, + FCS), 100 B per forwarded ACK
+// (14 + 16 + a 66 B ACK: Ethernet, 802.1Q, IPv4, UDP, BTH, AETH, ICRC; +
+// FCS) and 360 B per forwarded REP (14 + 16 + 326 B: ... BTH, DETH, the
+// 256 B MAD, ICRC; + FCS).
+TEST(AnalyticsRun, MlagPairsTrackBothDirectionsOnBothMembersAndCountEachNakOnce) {
+  const std::string scenario = src_dir() + "/configs/scenarios/analytics_mlag.yaml";
+  constexpr uint32_t kLeaf0 = 8;  // node of leaf0: after the 8 hosts (the IPFIX domain)
+  uint64_t crossed = 0, crossed_rtt = 0, naks = 0, lost_naks = 0;
+  for (int seed = 1; seed <= 16; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const RunOut x = run(scenario, "--seed " + std::to_string(seed));
+    ASSERT_EQ(x.r.rc, 0) << x.r.err;
+    ASSERT_EQ(x.flows.rows.size(), 8u);
+    std::ifstream in(x.dir + "/out/flow_records.jsonl");
+    std::vector<rocesim::analytics::FlowRecord> recs;
+    ASSERT_EQ(rocesim::collector::read_records(in, "flow_records.jsonl", recs), "");
+    // (key, domain) -> the records' sums.
+    struct Sum {
+      uint64_t packets[2] = {}, data[2] = {}, naks[2] = {}, rtt[2] = {};
+    };
+    std::map<std::pair<FlowKey, uint32_t>, Sum> by;
+    for (const auto& r : recs) {
+      const FlowKey k{rocesim::topology::ip_to_string(r.server_ip), rocesim::topology::ip_to_string(r.client_ip),
+                      std::to_string(r.client_qp), std::to_string(r.server_qp)};
+      Sum& s = by[{k, r.domain_id}];
+      for (int d = 0; d < 2; ++d) {
+        s.packets[d] += r.dir[d].packets;
+        s.data[d] += r.dir[d].data_packets;
+        s.naks[d] += r.dir[d].naks;
+        s.rtt[d] += r.dir[d].rtt_samples;
+      }
+    }
+    const Csv paths = parse_csv(slurp(x.dir + "/out/paths.csv"));
+    for (size_t i = 0; i < x.flows.rows.size(); ++i) {
+      const std::string id = x.flows.at(i, "flow_id");
+      SCOPED_TRACE("flow " + id);
+      ASSERT_EQ(x.flows.at(i, "completed"), "1");
+      const FlowKey key = key_of(x.flows, i);
+      const uint32_t src_pair = std::stoul(x.flows.at(i, "src").substr(1)) / 4;
+      const uint32_t dst_pair = std::stoul(x.flows.at(i, "dst").substr(1)) / 4;
+      ASSERT_NE(src_pair, dst_pair);
+      // The member of `pair` that paths.csv shows carrying the flow's `dir` frames.
+      auto member = [&](const std::string& dir, uint32_t pair) {
+        std::set<std::string> seen;
+        for (size_t r = 0; r < paths.rows.size(); ++r) {
+          const std::string sw = paths.at(r, "switch");
+          if (paths.at(r, "flow_id") == id && paths.at(r, "dir") == dir && sw.rfind("leaf", 0) == 0 &&
+              std::stoul(sw.substr(4)) / 2 == pair)
+            seen.insert(sw);
+        }
+        EXPECT_EQ(seen.size(), 1u) << dir << " in pair " << pair;
+        return seen.empty() ? UINT32_MAX : kLeaf0 + static_cast<uint32_t>(std::stoul(seen.begin()->substr(4)));
+      };
+      const uint64_t sent = std::stoull(x.flows.at(i, "naks_sent")), received = std::stoull(x.flows.at(i, "naks_received"));
+      for (const uint32_t pair : {src_pair, dst_pair}) {
+        SCOPED_TRACE("pair " + std::to_string(pair));
+        const uint32_t data = member("fwd", pair), ack = member("rev", pair);
+        const uint32_t a = kLeaf0 + 2 * pair, b = a + 1;
+        ASSERT_TRUE(by.count(std::make_pair(key, a)) && by.count(std::make_pair(key, b))) << "tracked on both members";
+        const Sum& D = by[std::make_pair(key, data)];
+        const Sum& A = by[std::make_pair(key, ack)];
+        const Sum& SA = by[std::make_pair(key, a)];
+        const Sum& SB = by[std::make_pair(key, b)];
+        EXPECT_GT(D.data[0], 0u);
+        EXPECT_GT(A.packets[1], 0u);
+        if (data != ack) {
+          ++crossed;
+          EXPECT_EQ(D.packets[1], 0u) << "the data member saw no ACK itself";
+          EXPECT_EQ(A.packets[0], 0u) << "the ACK member saw no data itself";
+          EXPECT_GT(D.rtt[0], 0u) << "RTT from the ACKs the peer forwarded";
+          crossed_rtt += D.rtt[0] > 0;
+        }
+        EXPECT_EQ(SA.naks[0] + SB.naks[0], pair == dst_pair ? sent : received);
+        EXPECT_EQ(SA.naks[1] + SB.naks[1], 0u);
+      }
+      naks += sent;
+      lost_naks += sent - received;
+    }
+    // The NICs use both ports of their LAG (each QP one of them).
+    uint64_t tx_port[2] = {};
+    for (int h = 0; h < 8; ++h)
+      for (int p = 0; p < 2; ++p) tx_port[p] += port_counter(x.summary, "h" + std::to_string(h), p, "tx_frames");
+    EXPECT_GT(tx_port[0], 0u);
+    EXPECT_GT(tx_port[1], 0u);
+    for (int l = 0; l < 4; ++l) {
+      const std::string leaf = "leaf" + std::to_string(l), peer = "leaf" + std::to_string(l ^ 1);
+      SCOPED_TRACE(leaf);
+      const uint64_t bytes = counter(x.summary, leaf, "sync_bytes_sent");
+      EXPECT_EQ(bytes, 64 * counter(x.summary, leaf, "sync_setup_sent") + 100 * counter(x.summary, leaf, "sync_ack_sent") +
+                           360 * counter(x.summary, leaf, "sync_rep_sent"));
+      EXPECT_GT(counter(x.summary, leaf, "sync_setup_sent"), 0u);
+      EXPECT_EQ(port_counter(x.summary, leaf, 6, "tx_bytes"), bytes);
+      EXPECT_EQ(port_counter(x.summary, leaf, 6, "tx_frames"), counter(x.summary, leaf, "sync_frames_sent"));
+      EXPECT_EQ(port_counter(x.summary, leaf, 6, "rx_bytes"), counter(x.summary, peer, "sync_bytes_sent"));
+      // Admitted by the analyzer: all but those still in the peer's receive
+      // pipeline when the run stopped (its last flow done).
+      const uint64_t got = counter(x.summary, leaf, "sync_received"), sent = counter(x.summary, peer, "sync_frames_sent");
+      EXPECT_LE(got, sent);
+      EXPECT_GE(got + 2, sent);
+      EXPECT_EQ(counter(x.summary, leaf, "sync_bad"), 0u);
+      EXPECT_EQ(counter(x.summary, leaf, "peer_link_frames"), 0u) << "only synchronization crosses the peer link";
+    }
+    if (!HasFailure()) std::system(("rm -rf " + x.dir).c_str());
+  }
+  std::printf("M-LAG: %llu flow-pairs crossed, %llu of them with forwarded-ACK RTT; %llu NAKs, %llu lost\n",
+              (unsigned long long)crossed, (unsigned long long)crossed_rtt, (unsigned long long)naks,
+              (unsigned long long)lost_naks);
+  EXPECT_GT(crossed, 8u) << "few flows crossed different members: the case is not exercised";
+  EXPECT_GT(naks, 0u) << "the lossy cable made no loss";
+  EXPECT_GT(lost_naks, 0u) << "no NAK was lost between the pairs: the sender's-pair count is not distinguished";
 }

@@ -56,7 +56,7 @@ std::string strip_run_fields(const std::string& json) {
 }
 
 const std::vector<std::string> kScenarios{
-    "allreduce_ring",  "analytics_lossy_spine", "dcqcn_two_flows", "default",         "ecmp_collision",       "ecmp_polarization", "ecn_incast",
+    "allreduce_ring",  "analytics_lossy_spine", "analytics_mlag", "dcqcn_two_flows", "default",         "ecmp_collision",       "ecmp_polarization", "ecn_incast",
     "ecn_k_sweep",     "hpcc_two_tier",
     "incast_dcqcn",    "leafspine_permutation", "pfc_deadlock", "pfc_incast",        "pfc_incast_leafspine",
     "pfc_storm",       "single_switch_incast",  "two_hosts",    "websearch_leafspine"};
