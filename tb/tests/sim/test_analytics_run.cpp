@@ -616,3 +616,33 @@ TEST(AnalyticsRun, MlagPairsTrackBothDirectionsOnBothMembersAndCountEachNakOnce)
   EXPECT_GT(naks, 0u) << "the lossy cable made no loss";
   EXPECT_GT(lost_naks, 0u) << "no NAK was lost between the pairs: the sender's-pair count is not distinguished";
 }
+
+// On the wire, read by an independent parser: tshark sees on leaf0's peer
+// port (6) only EtherType 0x88B5 frames, between leaf0's and leaf1's port
+// MACs (topology.h: 0x028000000000 | node << 16 | port; leaf0 is node 8),
+// as many of each size (without FCS: 356 B REP, 60 B setup, 96 B ACK; the
+// layout in docs/analytics.md) as leaf0's analyzer says it sent.
+TEST(AnalyticsRun, MlagSyncFramesOnTheWireAreWhatTheAnalyzerSent) {
+  if (sh("command -v tshark").rc != 0) GTEST_SKIP() << "tshark is not installed";
+  const RunOut x = run(src_dir() + "/configs/scenarios/analytics_mlag.yaml", "--pcap leaf0:6");
+  ASSERT_EQ(x.r.rc, 0) << x.r.err;
+  const Result t = sh("tshark -r " + x.dir + "/out/pcap/leaf0-p6-tx.pcap -T fields -e frame.len -e eth.type -e eth.src -e eth.dst 2>/dev/null");
+  ASSERT_EQ(t.rc, 0);
+  std::map<std::string, uint64_t> by_len;
+  std::istringstream in(t.out);
+  std::string len, type, src, dst;
+  uint64_t frames = 0;
+  while (in >> len >> type >> src >> dst) {
+    ++frames;
+    ++by_len[len];
+    EXPECT_EQ(type, "0x88b5");
+    EXPECT_EQ(src, "02:80:00:08:00:06");
+    EXPECT_EQ(dst, "02:80:00:09:00:06");
+  }
+  EXPECT_EQ(frames, counter(x.summary, "leaf0", "sync_frames_sent"));
+  EXPECT_EQ(by_len["356"], counter(x.summary, "leaf0", "sync_rep_sent"));
+  EXPECT_EQ(by_len["60"], counter(x.summary, "leaf0", "sync_setup_sent"));
+  EXPECT_EQ(by_len["96"], counter(x.summary, "leaf0", "sync_ack_sent"));
+  EXPECT_GT(by_len["96"], 0u);
+  if (!HasFailure()) std::system(("rm -rf " + x.dir).c_str());
+}
