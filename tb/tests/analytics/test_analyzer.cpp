@@ -604,6 +604,18 @@ TEST(Analytics, MlagMembersSyncSetupAndCountEachNakOnce) {
   const uint8_t junk[kSyncHeader] = {2, 1};
   a.on_sync(junk, sizeof junk, 4 * kUs);
   EXPECT_EQ(a.stats().sync_bad, 1u);
+  const uint8_t short_setup[kSyncHeader + 8] = {kSyncVersion, uint8_t(SyncKind::setup)};  // body under 24 B
+  a.on_sync(short_setup, sizeof short_setup, 4 * kUs);
+  EXPECT_EQ(a.stats().sync_bad, 2u);
+  std::vector<uint8_t> not_ack(kSyncHeader, 0);  // kind ack carrying a CM REP
+  not_ack[0] = kSyncVersion, not_ack[1] = uint8_t(SyncKind::ack);
+  const pk::Packet rep = cm(c, pk::cm::kRep);
+  not_ack.resize(kSyncHeader + rep.frame_len_no_fcs());
+  rep.serialize(not_ack.data() + kSyncHeader, rep.frame_len_no_fcs());
+  a.on_sync(not_ack.data(), not_ack.size(), 4 * kUs);
+  EXPECT_EQ(a.stats().sync_bad, 3u);
+  a.on_sync(not_ack.data(), kSyncHeader + 10, 4 * kUs);  // a truncated frame
+  EXPECT_EQ(a.stats().sync_bad, 4u);
 
   a.flush(5 * kUs);
   b.flush(5 * kUs);
