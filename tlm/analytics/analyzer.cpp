@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "packet/parse.h"
+#include "packet/wire.h"
 
 namespace rocesim::analytics {
 
@@ -411,16 +412,11 @@ int64_t Analyzer::create_flow(uint32_t server, uint32_t client, uint32_t cqp, ui
 
 // ---------------------------------------------------------------- M-LAG
 
-namespace {
-void put32(uint8_t* p, uint32_t v) {
-  for (int i = 0; i < 4; ++i) p[i] = uint8_t(v >> (24 - 8 * i));
-}
-void put64(uint8_t* p, uint64_t v) {
-  for (int i = 0; i < 8; ++i) p[i] = uint8_t(v >> (56 - 8 * i));
-}
-uint32_t get32(const uint8_t* p) { return uint32_t(p[0]) << 24 | uint32_t(p[1]) << 16 | uint32_t(p[2]) << 8 | p[3]; }
-uint64_t get64(const uint8_t* p) { return uint64_t(get32(p)) << 32 | get32(p + 4); }
-}  // namespace
+// Big-endian fields, as every header the model writes.
+using pk::wire::get32;
+using pk::wire::get64;
+using pk::wire::put32;
+using pk::wire::put64;
 
 void Analyzer::set_peer(uint32_t peer_port, PeerLink* link) {
   m_peer_port = link ? peer_port : kNoPort;
