@@ -456,7 +456,6 @@ void Analyzer::send_setup(const Flow& f) {
   put32(b + 4, f.client_ip);
   put32(b + 8, f.client_qp);
   put32(b + 12, f.server_qp);
-  put64(b + 16, f.start_ps);
   ++m_stats.sync_setup_sent;
   m_peer->send_sync(m_sync, kSyncHeader + kSyncSetupBody);
 }
@@ -480,7 +479,7 @@ void Analyzer::on_sync(const uint8_t* b, size_t len, uint64_t now_ps) {
     const uint32_t server = get32(body), client = get32(body + 4), cqp = get32(body + 8), sqp = get32(body + 12);
     int64_t fi = find_flow(server, client, cqp, sqp);
     if (fi < 0) {
-      fi = create_flow(server, client, cqp, sqp, quantize(get64(body + 16)));
+      fi = create_flow(server, client, cqp, sqp, t);  // the header's time: the flow's start at the peer
       if (fi < 0) return;  // table full: counted (setups_not_tracked)
       ++m_stats.sync_flows_created;
     }

@@ -154,7 +154,7 @@ inline constexpr uint32_t kNoPort = UINT32_MAX;
 inline constexpr uint16_t kEtherTypeSync = 0x88B5;
 inline constexpr uint8_t kSyncVersion = 1;
 inline constexpr size_t kSyncHeader = 16;  // version, kind, flags, 0, port (4), time in ps (8)
-inline constexpr size_t kSyncSetupBody = 24;  // server IP, client IP, client QP, server QP (4 each), start ps (8)
+inline constexpr size_t kSyncSetupBody = 16;  // server IP, client IP, client QP, server QP (4 each); the header's time is the start
 enum class SyncKind : uint8_t { rep = 1, setup = 2, ack = 3 };
 inline constexpr uint8_t kSyncCounted = 1;      // ack: the sender took its loss and RTT
 inline constexpr uint8_t kSyncEstablished = 2;  // setup: the RTU was seen

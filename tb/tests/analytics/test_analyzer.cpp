@@ -604,7 +604,7 @@ TEST(Analytics, MlagMembersSyncSetupAndCountEachNakOnce) {
   const uint8_t junk[kSyncHeader] = {2, 1};
   a.on_sync(junk, sizeof junk, 4 * kUs);
   EXPECT_EQ(a.stats().sync_bad, 1u);
-  const uint8_t short_setup[kSyncHeader + 8] = {kSyncVersion, uint8_t(SyncKind::setup)};  // body under 24 B
+  const uint8_t short_setup[kSyncHeader + 8] = {kSyncVersion, uint8_t(SyncKind::setup)};  // body under 16 B
   a.on_sync(short_setup, sizeof short_setup, 4 * kUs);
   EXPECT_EQ(a.stats().sync_bad, 2u);
   std::vector<uint8_t> not_ack(kSyncHeader, 0);  // kind ack carrying a CM REP

@@ -505,7 +505,7 @@ uint64_t port_counter(const std::string& summary, const std::string& node, int p
 // And the peer links carry the synchronization frames and nothing else:
 // each member's peer-port tx bytes equal the bytes of the frames its
 // analyzer sent, which from the frame layout are 64 B per setup (14 B
-// header + 16 B + 24 B, padded to 60, + FCS), 100 B per forwarded ACK
+// header + 16 B + 16 B, padded to 60, + FCS), 100 B per forwarded ACK
 // (14 + 16 + a 66 B ACK: Ethernet, 802.1Q, IPv4, UDP, BTH, AETH, ICRC; +
 // FCS) and 360 B per forwarded REP (14 + 16 + 326 B: ... BTH, DETH, the
 // 256 B MAD, ICRC; + FCS).
