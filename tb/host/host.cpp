@@ -74,10 +74,10 @@ void Host::on_rx_refresh() {
   if (next != UINT64_MAX) arm_rx_refresh(next);
 }
 
-void Host::rx_pause(uint8_t prio, bool xoff) {
+void Host::send_pause(uint8_t prio, uint16_t quanta) {
   // On every port: each of a LAG's ports feeds the one receive buffer.
   uint16_t timers[8] = {};
-  timers[prio] = xoff ? m_cfg.pause_quanta : 0;
+  timers[prio] = quanta;
   for (uint32_t port = 0; port < num_ports(); ++port) {
     pk::Packet* p = m_ledger.create();
     pk::build_pfc(*p, m_cfg.mac, static_cast<uint16_t>(1u << prio), timers);
@@ -85,6 +85,8 @@ void Host::rx_pause(uint8_t prio, bool xoff) {
     port_mac(port).send_control(p);
   }
 }
+
+void Host::rx_pause(uint8_t prio, bool xoff) { send_pause(prio, xoff ? m_cfg.pause_quanta : 0); }
 
 void Host::kick_all() {
   mac.kick();
@@ -198,19 +200,12 @@ void Host::start_pause_storm(uint64_t start_ps, uint8_t prio, uint16_t quanta) {
 
 void Host::on_storm() {
   m_ledger.count_event();
-  uint16_t timers[8] = {};
-  timers[m_storm_prio] = m_storm_quanta;
-  // On every port, as the receive buffer's pauses.
-  for (uint32_t port = 0; port < num_ports(); ++port) {
-    pk::Packet* p = m_ledger.create();
-    pk::build_pfc(*p, m_cfg.mac, static_cast<uint16_t>(1u << m_storm_prio), timers);
-    p->created_ps = core::now_ps();
-    // The first storm frame is the XOFF transition; the rest keep it (refreshes).
-    if (!m_storm_started && m_log)
+  // The first storm frame is the XOFF transition; the rest keep it (refreshes).
+  if (!m_storm_started && m_log)
+    for (uint32_t port = 0; port < num_ports(); ++port)
       m_log->push_back(pfc::Event{core::now_ps(), basename(), port, m_storm_prio, "xoff"});
-    port_mac(port).send_control(p);
-  }
   m_storm_started = true;
+  send_pause(m_storm_prio, m_storm_quanta);
   m_storm_ev.after(pfc::quanta_ps(m_storm_quanta, mac.rate_bps()) / 2);
 }
 

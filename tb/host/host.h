@@ -266,7 +266,9 @@ class Host : public sc_core::sc_module,
   void on_drain();
   void on_rx_refresh();
   void process(packet::Packet* p);
-  // One PFC frame for `prio` (timer pause_quanta for XOFF, 0 for XON).
+  // One PFC frame for `prio` with this timer, on every port.
+  void send_pause(uint8_t prio, uint16_t quanta);
+  // The receive buffer's PFC frame for `prio` (timer pause_quanta for XOFF, 0 for XON).
   void rx_pause(uint8_t prio, bool xoff);
   // An XOFF or XON transition of the receive buffer on `prio`.
   void rx_transition(uint8_t prio, bool xoff);
