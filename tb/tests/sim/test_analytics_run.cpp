@@ -47,15 +47,26 @@ std::map<FlowKey, size_t> report_rows(const Csv& rep) {
   return m;
 }
 
-// One counter of summary.json's analytics object of switch `name` (the
-// summary writes one switch per line).
-uint64_t counter(const std::string& summary, const std::string& name, const std::string& key) {
-  const size_t at = summary.find("{\"name\": \"" + name + "\", \"domain\"");
+// The integer `key` of the first flat object of summary.json that starts
+// with `opening`, or UINT64_MAX.
+uint64_t field(const std::string& summary, const std::string& opening, const std::string& key) {
+  const size_t at = summary.find(opening);
   if (at == std::string::npos) return UINT64_MAX;
   const size_t end = summary.find('}', at);
   const size_t k = summary.find("\"" + key + "\": ", at);
   if (k == std::string::npos || k > end) return UINT64_MAX;
   return std::stoull(summary.substr(k + key.size() + 4));
+}
+
+// One counter of summary.json's analytics object of switch `name` (the
+// summary writes one switch per line).
+uint64_t counter(const std::string& summary, const std::string& name, const std::string& key) {
+  return field(summary, "{\"name\": \"" + name + "\", \"domain\"", key);
+}
+
+// A port's counter in summary.json's "ports" list (one port per line).
+uint64_t port_counter(const std::string& summary, const std::string& node, int port, const std::string& key) {
+  return field(summary, "{\"node\": \"" + node + "\", \"port\": " + std::to_string(port) + ",", key);
 }
 
 struct RunOut {
@@ -472,20 +483,6 @@ TEST(AnalyticsRun, BadValuesAreRefusedWithTheirPlace) {
   EXPECT_NE(r.err.find("'switch.analytics.enabled'"), std::string::npos) << r.err;
   if (!HasFailure()) std::system(("rm -rf " + dir).c_str());
 }
-
-namespace {
-
-// A port's counter in summary.json's "ports" list (one port per line).
-uint64_t port_counter(const std::string& summary, const std::string& node, int port, const std::string& key) {
-  const size_t at = summary.find("{\"node\": \"" + node + "\", \"port\": " + std::to_string(port) + ",");
-  if (at == std::string::npos) return UINT64_MAX;
-  const size_t end = summary.find('}', at);
-  const size_t k = summary.find("\"" + key + "\": ", at);
-  if (k == std::string::npos || k > end) return UINT64_MAX;
-  return std::stoull(summary.substr(k + key.size() + 4));
-}
-
-}  // namespace
 
 // M-LAG (the seed article's figure 3, docs/analytics.md "M-LAG"): leaves
 // leaf0+leaf1 and leaf2+leaf3 are pairs, h0..h3 dual-homed to the first,
