@@ -1,5 +1,6 @@
-// A host with one NIC port (or two in a LAG: a dual-homed M-LAG host) running RDMA WRITE flows, each on its own queue
-// pair, in one of two transports:
+// A host with one NIC port (or two in a LAG: a dual-homed M-LAG host)
+// running RDMA WRITE flows, each on its own queue pair, in one of two
+// transports:
 //   rc:        RoCEv2 Reliable Connection: CM REQ/REP/RTU to QP1 before data,
 //              PSNs, AckReq at message end and every ack_every packets,
 //              coalesced ACKs, NAK (PSN sequence error) on a gap and go-back-N
@@ -13,8 +14,9 @@
 // its frames, data and control (ACK/NAK, CNP, CM) alike, go out there, each
 // port with its own round robin, control queue and PFC state; frames are
 // received on either port. A receive-buffer XOFF/XON or a storm goes out on
-// every port (both feed the one buffer). Paused priorities (PFC) wait. The RC rules (PSNs,
-// ACK/NAK, go-back-N, timeout, CM) are the pure block tb/nic/rc; this class
+// every port (both feed the one buffer). Paused priorities (PFC) wait. The
+// RC rules (PSNs, ACK/NAK, go-back-N, timeout, CM) are the pure block
+// tb/nic/rc; this class
 // builds and sends the frames it decides on, and holds the port arbitration,
 // pacing, the receive buffer, DCQCN's timers and storm injection.
 // Per-packet work does not grow with the number of QPs: the round robin
