@@ -236,6 +236,11 @@ class Mmu {
   // Current state (O(1), for the PFC generator, ECN and time-averaging).
   PgState pg_state(uint16_t port, uint8_t pg) const;
   QueueState queue_state(uint16_t port, uint8_t queue) const;
+  // The cells a queue holds (queue_state(port, queue).total() without its threshold).
+  uint32_t queue_cells(uint16_t port, uint8_t queue) const {
+    const QAcct& a = m_q[q_index(port, queue)];
+    return a.reserved + a.shared;
+  }
   const PoolState& pool(size_t i) const { return m_pools[i]; }
   uint32_t headroom_pool_used() const { return m_hdrm_used; }  // shared headroom pool (0 if none)
   uint32_t headroom_pool_peak() const { return m_hdrm_peak; }

@@ -78,7 +78,7 @@ EnqueueResult QueueManager::enqueue(const EnqueueOp& op) {
     throw std::invalid_argument("qm::enqueue: no queue (" + std::to_string(op.out_port) + ", " +
                                 std::to_string(op.queue) + ")");
   // The queue as the packet finds it (ECN at enqueue), read before the admit charges it.
-  const uint64_t q_cells_before = m_mmu.queue_state(op.out_port, op.queue).total();
+  const uint64_t q_cells_before = m_mmu.queue_cells(op.out_port, op.queue);
   const mmu::AdmitResult r = m_mmu.admit(op.admit_op());  // throws on a malformed op
   EnqueueResult out;
   out.verdict = r.verdict;

@@ -26,6 +26,7 @@ Scheduler::Scheduler(const PortConfig& config) : m_cfg(config) {
     else
       m_quantum[q] = qc.quantum_bytes;
     m_qshaper[q] = TokenBucket(qc.shaper);
+    if (m_qshaper[q].enabled()) m_shaped |= bit(q);
   }
   m_pshaper = TokenBucket(config.shaper);
 }
@@ -47,17 +48,22 @@ void Scheduler::fail_inputs(const Heads& head_bytes, uint64_t now_ps, const char
   throw std::logic_error("sched::fail_inputs without a bad input");
 }
 
-uint8_t Scheduler::eligible_mask(const Heads& head_bytes, uint8_t paused_mask, uint64_t t_ps) const {
-  uint8_t m = 0;
-  for (size_t q = 0; q < kQueues; ++q)
-    if (head_bytes[q] != 0 && !has(paused_mask, q) && m_qshaper[q].conforms(head_bytes[q], t_ps)) m |= bit(q);
+uint8_t Scheduler::eligible_mask(uint8_t backlogged, const Heads& head_bytes, uint8_t paused_mask,
+                                 uint64_t t_ps) const {
+  uint8_t m = backlogged & static_cast<uint8_t>(~paused_mask);
+  for (uint8_t s = m & m_shaped; s; s &= static_cast<uint8_t>(s - 1)) {
+    const size_t q = static_cast<size_t>(__builtin_ctz(s));
+    if (!m_qshaper[q].conforms(head_bytes[q], t_ps)) m &= static_cast<uint8_t>(~bit(q));
+  }
   return m;
 }
 
 void Scheduler::drop_empty(Dwrr& d, uint8_t backlogged) const {
   // An empty queue banks no credit (DRR: deficit reset when the queue empties).
-  for (size_t q = 0; q < kQueues; ++q)
-    if (!has(backlogged, q)) d.deficit[q] = 0;
+  // Only queues in d.credit can hold a deficit.
+  for (uint8_t x = d.credit & static_cast<uint8_t>(~backlogged); x; x &= static_cast<uint8_t>(x - 1))
+    d.deficit[static_cast<size_t>(__builtin_ctz(x))] = 0;
+  d.credit &= backlogged;
   if ((d.member & ~backlogged) == 0) return;  // common case: no member emptied
   DwrrList& l = d.list;
   uint8_t k = 0;
@@ -98,8 +104,7 @@ int Scheduler::choose(Dwrr& d, uint8_t eligible, uint8_t backlogged, const Heads
 
   // Strict priority: the highest eligible strict queue. DWRR state stays as it is.
   const uint8_t st = eligible & m_strict;
-  for (int q = kQueues - 1; q >= 0; --q)
-    if (has(st, static_cast<size_t>(q))) return q;
+  if (st) return 31 - __builtin_clz(st);
 
   if (l.size == 0) return -1;
   // DRR (Shreedhar & Varghese 1995). Terminates: every turn adds a quantum > 0;
@@ -108,6 +113,7 @@ int Scheduler::choose(Dwrr& d, uint8_t eligible, uint8_t backlogged, const Heads
     const uint8_t x = l.order[0];
     if (!l.turn_open) {
       d.deficit[x] += m_quantum[x];
+      d.credit |= bit(x);
       l.turn_open = true;
       if (opened) ++(*opened)[x];
     }
@@ -121,30 +127,51 @@ int Scheduler::choose(Dwrr& d, uint8_t eligible, uint8_t backlogged, const Heads
 }
 
 int Scheduler::pick(const Heads& head_bytes, uint8_t paused_mask, uint64_t now_ps) {
-  check_inputs(head_bytes, now_ps, "pick");
+  bool bad = now_ps < m_last_ps;
+  uint8_t backlogged = 0;
+  for (size_t q = 0; q < kQueues; ++q) {
+    bad |= head_bytes[q] > m_cfg.max_frame_bytes;
+    backlogged |= static_cast<uint8_t>((head_bytes[q] != 0) << q);
+  }
+  if (bad) fail_inputs(head_bytes, now_ps, "pick");
   m_last_ps = now_ps;
   m_pending = -1;
-  uint8_t backlogged = 0;
-  for (size_t q = 0; q < kQueues; ++q)
-    if (head_bytes[q] != 0) backlogged |= bit(q);
+  const uint8_t eligible = eligible_mask(backlogged, head_bytes, paused_mask, now_ps);
 
-  // Choose on a copy and commit only if a queue is returned: a pick that
-  // returns -1 leaves the state as it was (apart from empty queues), which
-  // keeps next_eligible_ps() exact however often the caller polls.
-  Dwrr d = m_dwrr;
-  Opened opened{};
-  int c = choose(d, eligible_mask(head_bytes, paused_mask, now_ps), backlogged, head_bytes, &opened);
-  if (c >= 0 && !m_pshaper.conforms(head_bytes[static_cast<size_t>(c)], now_ps)) {
-    ++m_port.port_shaper_blocked;
-    c = -1;
+  int c;
+  if (!m_pshaper.enabled()) {
+    // Without a port shaper, choose() returns a queue whenever one is
+    // eligible (a strict one, or the DWRR list is not empty), so the state
+    // is changed in place: a pick returning -1 is exactly the case with no
+    // eligible queue, handled below as in the general path.
+    if (eligible == 0) {
+      drop_empty(m_dwrr, backlogged);
+      ++m_port.idle_picks;
+      return -1;
+    }
+    Opened opened{};
+    c = choose(m_dwrr, eligible, backlogged, head_bytes, &opened);
+    for (uint8_t x = m_dwrr.member; x; x &= static_cast<uint8_t>(x - 1))
+      m_ctr[static_cast<size_t>(__builtin_ctz(x))].turns += opened[static_cast<size_t>(__builtin_ctz(x))];
+  } else {
+    // Choose on a copy and commit only if a queue is returned: a pick that
+    // returns -1 leaves the state as it was (apart from empty queues), which
+    // keeps next_eligible_ps() exact however often the caller polls.
+    Dwrr d = m_dwrr;
+    Opened opened{};
+    c = choose(d, eligible, backlogged, head_bytes, &opened);
+    if (c >= 0 && !m_pshaper.conforms(head_bytes[static_cast<size_t>(c)], now_ps)) {
+      ++m_port.port_shaper_blocked;
+      c = -1;
+    }
+    if (c < 0) {
+      drop_empty(m_dwrr, backlogged);
+      ++m_port.idle_picks;
+      return -1;
+    }
+    m_dwrr = d;
+    for (size_t q = 0; q < kQueues; ++q) m_ctr[q].turns += opened[q];
   }
-  if (c < 0) {
-    drop_empty(m_dwrr, backlogged);
-    ++m_port.idle_picks;
-    return -1;
-  }
-  m_dwrr = d;
-  for (size_t q = 0; q < kQueues; ++q) m_ctr[q].turns += opened[q];
   const size_t qi = static_cast<size_t>(c);
   ++m_ctr[qi].picks;
   ++m_port.picks;

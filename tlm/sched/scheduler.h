@@ -141,6 +141,7 @@ class Scheduler {
     DwrrList list;
     std::array<uint64_t, kQueues> deficit{};
     uint8_t member = 0;  // mask of the queues in list
+    uint8_t credit = 0;  // mask of the queues whose deficit may be non-zero
   };
   using Opened = std::array<uint32_t, kQueues>;  // turns started during one choice
 
@@ -154,7 +155,8 @@ class Scheduler {
   }
   [[noreturn, gnu::cold, gnu::noinline]] void fail_inputs(const Heads& head_bytes, uint64_t now_ps,
                                                           const char* what) const;
-  uint8_t eligible_mask(const Heads& head_bytes, uint8_t paused_mask, uint64_t t_ps) const;
+  // The backlogged queues that are not paused and whose own shaper holds their head.
+  uint8_t eligible_mask(uint8_t backlogged, const Heads& head_bytes, uint8_t paused_mask, uint64_t t_ps) const;
   // The queue chosen among `eligible` (strict, then DWRR), ignoring the port
   // shaper; updates `d` as a pick returning that queue would. -1 if none.
   int choose(Dwrr& d, uint8_t eligible, uint8_t backlogged, const Heads& head_bytes, Opened* opened) const;
@@ -163,6 +165,7 @@ class Scheduler {
 
   PortConfig m_cfg;
   uint8_t m_strict = 0;  // mask of strict queues
+  uint8_t m_shaped = 0;  // mask of queues with a shaper
   std::array<uint32_t, kQueues> m_quantum{};
   std::array<TokenBucket, kQueues> m_qshaper{};
   TokenBucket m_pshaper;
