@@ -15,8 +15,7 @@ PacketBuffer::PacketBuffer(sc_module_name name, const BufferConfig& cfg)
       tsck("tsck"),
       m_cfg(cfg),
       m_block(cfg.total_cells) {
-  tsck.register_b_transport(this, &PacketBuffer::b_transport);
-  tsck.register_transport_dbg(this, &PacketBuffer::transport_dbg);
+  tsck.bind(static_cast<tlm::tlm_fw_transport_if<>&>(*this));
   m_pool[kSmall].bytes = std::min(cfg.cell_bytes, kSmallBlockBytes);
   m_pool[kFull].bytes = cfg.cell_bytes;
 }
@@ -182,6 +181,21 @@ void PacketBuffer::b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
   }
   delay = core::ps(done > now ? done - now : 0);
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+tlm::tlm_sync_enum PacketBuffer::nb_transport_fw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& phase,
+                                                 sc_time& delay) {
+  if (phase != tlm::BEGIN_REQ) {
+    SC_REPORT_ERROR("rocesim/buffer", "nb_transport_fw: only BEGIN_REQ (completed at once) is accepted");
+    return tlm::TLM_COMPLETED;
+  }
+  b_transport(gp, delay);
+  return tlm::TLM_COMPLETED;
+}
+
+bool PacketBuffer::get_direct_mem_ptr(tlm::tlm_generic_payload&, tlm::tlm_dmi& dmi) {
+  dmi.allow_none();
+  return false;
 }
 
 unsigned int PacketBuffer::transport_dbg(tlm::tlm_generic_payload& gp) {

@@ -51,7 +51,6 @@
 
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_target_socket.h>
 
 #include "core/time.h"
 #include "core/zero_array.h"
@@ -98,9 +97,13 @@ class CellLinks {
   virtual uint32_t next_cell(uint32_t cell) const = 0;  // kNoCell after a chain's last cell
 };
 
-class PacketBuffer : public sc_core::sc_module {
+// The memory implements the base protocol's forward interface itself and
+// binds its socket to it, so an initiator's b_transport is one virtual call
+// (a simple_target_socket would add a dispatch through a member pointer on
+// every transaction; two per switch hop).
+class PacketBuffer : public sc_core::sc_module, public tlm::tlm_fw_transport_if<> {
  public:
-  tlm_utils::simple_target_socket<PacketBuffer> tsck;
+  tlm::tlm_target_socket<32> tsck;
 
   PacketBuffer(sc_core::sc_module_name name, const BufferConfig& cfg);
 
@@ -137,8 +140,14 @@ class PacketBuffer : public sc_core::sc_module {
     uint32_t used = 0;       // cells already served in that cycle
   };
   uint64_t reserve(Calendar& c, uint32_t per_cycle, uint64_t t_ps, uint32_t cells, uint64_t& wait_ps);
-  void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
-  unsigned int transport_dbg(tlm::tlm_generic_payload& gp);
+  // tlm_fw_transport_if. nb_transport_fw completes a BEGIN_REQ at once
+  // (TLM_COMPLETED, the base protocol's early completion) as b_transport;
+  // no DMI is granted (the bytes are not one array).
+  void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) override;
+  tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& phase,
+                                     sc_core::sc_time& delay) override;
+  bool get_direct_mem_ptr(tlm::tlm_generic_payload&, tlm::tlm_dmi& dmi) override;
+  unsigned int transport_dbg(tlm::tlm_generic_payload& gp) override;
   enum class Access { write, read, read_keep };
   // Copies len bytes between data and the chain starting at head; a read
   // (not read_keep) releases the cells' blocks.

@@ -261,3 +261,35 @@ TEST(PacketBuffer, ByReferenceFallsBackToCopiesWhereAMemoryWouldDiffer) {
   EXPECT_EQ(r.buf.cells_held(), 0u);
   EXPECT_THROW(r.buf.detach(64), std::out_of_range);
 }
+
+// The base protocol's other calls: nb_transport_fw completes a BEGIN_REQ at
+// once (TLM_COMPLETED, IEEE 1666-2011 15.2: early completion) with the
+// effect and delay b_transport gives; the memory grants no DMI.
+TEST(PacketBuffer, NbTransportCompletesAtOnceAndNoDmiIsGranted) {
+  Rig r("nb", 64);
+  std::vector<uint8_t> hdr = pattern(60, 11);
+  tlm::tlm_generic_payload gp;
+  buffer::CellCount cc;
+  cc.cells = 17;
+  gp.set_extension(&cc);
+  gp.set_command(tlm::TLM_WRITE_COMMAND);
+  gp.set_address(3u * r.buf.config().cell_bytes);
+  gp.set_data_ptr(hdr.data());
+  gp.set_data_length(static_cast<unsigned>(hdr.size()));
+  gp.set_streaming_width(static_cast<unsigned>(hdr.size()));
+  gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  tlm::tlm_phase ph = tlm::BEGIN_REQ;
+  sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+  EXPECT_EQ(r.ini.isck->nb_transport_fw(gp, ph, d), tlm::TLM_COMPLETED);
+  EXPECT_EQ(gp.get_response_status(), tlm::TLM_OK_RESPONSE);
+  // 17 cells at 8 cells per 1 ns cycle from t = 0: the third cycle ends at 3 ns.
+  const buffer::BufferConfig& c = r.buf.config();
+  const uint64_t cycles = (17 + c.write_cells_per_cycle - 1) / c.write_cells_per_cycle;
+  EXPECT_EQ(d.value(), cycles * c.clock_period_ps);
+  gp.clear_extension(&cc);
+  EXPECT_EQ(r.read(3, 60), hdr);
+
+  tlm::tlm_dmi dmi;
+  EXPECT_FALSE(r.ini.isck->get_direct_mem_ptr(gp, dmi));
+  EXPECT_EQ(dmi.get_granted_access(), tlm::tlm_dmi::DMI_ACCESS_NONE);
+}
