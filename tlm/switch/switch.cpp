@@ -249,29 +249,29 @@ void Switch::trace_op(uint32_t qi, bool marked, const mmu::Charge& c) {
 void Switch::touch_queue(QueueStats& s) {
   const uint64_t now = core::now_ps();
   const uint64_t dt = now - s.last_change_ps;
-  s.area_cells += static_cast<long double>(s.depth_cells) * dt;
-  s.area_bytes += static_cast<long double>(s.depth_bytes) * dt;
+  s.area_cells += static_cast<unsigned __int128>(s.depth_cells) * dt;
+  s.area_bytes += static_cast<unsigned __int128>(s.depth_bytes) * dt;
   s.last_change_ps = now;
 }
 
 void Switch::touch_pg(PgStats& s) {
   const uint64_t now = core::now_ps();
-  s.area_cells += static_cast<long double>(s.cells) * (now - s.last_change_ps);
+  s.area_cells += static_cast<unsigned __int128>(s.cells) * (now - s.last_change_ps);
   s.last_change_ps = now;
 }
 
 QueueStats Switch::queue_stats_now(uint32_t port, uint32_t q) const {
   QueueStats s = m_qstats[port * 8 + q];
   const uint64_t dt = core::now_ps() - s.last_change_ps;
-  s.area_cells += static_cast<long double>(s.depth_cells) * dt;
-  s.area_bytes += static_cast<long double>(s.depth_bytes) * dt;
+  s.area_cells += static_cast<unsigned __int128>(s.depth_cells) * dt;
+  s.area_bytes += static_cast<unsigned __int128>(s.depth_bytes) * dt;
   s.last_change_ps = core::now_ps();
   return s;
 }
 
 PgStats Switch::pg_stats_now(uint32_t port, uint32_t pg) const {
   PgStats s = m_pgstats[port * 8 + pg];
-  s.area_cells += static_cast<long double>(s.cells) * (core::now_ps() - s.last_change_ps);
+  s.area_cells += static_cast<unsigned __int128>(s.cells) * (core::now_ps() - s.last_change_ps);
   s.last_change_ps = core::now_ps();
   return s;
 }

@@ -161,8 +161,10 @@ struct QueueStats {
   uint32_t depth_cells = 0;
   uint64_t peak_bytes = 0;
   uint32_t peak_cells = 0;
-  // Time integrals of depth (for averages): sum of depth * dt, and the last change.
-  long double area_cells = 0, area_bytes = 0;
+  // Time integrals of depth (for averages): sum of depth * dt, and the last
+  // change. Exact integers (cell-ps, byte-ps): a long double held them exactly
+  // too while below 2^64, at several times the cost per update.
+  unsigned __int128 area_cells = 0, area_bytes = 0;
   uint64_t last_change_ps = 0;
 };
 
@@ -170,7 +172,7 @@ struct QueueStats {
 struct PgStats {
   uint64_t in_packets = 0, in_bytes = 0;
   uint32_t peak_cells = 0;
-  long double area_cells = 0;
+  unsigned __int128 area_cells = 0;  // sum of cells * dt (cell-ps), exact
   uint64_t last_change_ps = 0;
   uint32_t cells = 0;
 };
