@@ -168,8 +168,15 @@ uint64_t frame_digest(const Packet& p) {
     std::memcpy(&w, b, 8);
     h = mix_word(h, w);
   }
+  // The last 0..7 bytes: one 8-byte load, the bytes beyond them masked off
+  // (the storage's capacity is a multiple of 8, so the load stays inside it),
+  // the same word a copy of n bytes into a zeroed word gives.
+  static_assert(Packet::kInlineHdr % 8 == 0 && Packet::kMaxHdr % 8 == 0, "8-byte tail load");
   uint64_t last = 0;
-  std::memcpy(&last, b, n);
+  if (n) {
+    std::memcpy(&last, b, 8);
+    last &= ~0ull >> (64 - 8 * n);
+  }
   h = mix_word(h, last);
   uint32_t tr;
   std::memcpy(&tr, p.trailer, 4);
