@@ -51,23 +51,32 @@ EcnResult QueueManager::ecn_decide(uint16_t port, uint8_t queue, uint64_t len, u
 }
 
 uint32_t QueueManager::take_cells(uint32_t n, uint32_t* last_out) {
-  // The freed cells first (their links lead, at the end, to m_fresh), ...
+  // The freed cells first, a run at a time (their links lead, at the end, to m_fresh), ...
   const uint32_t head = m_free_head;
-  uint32_t c = head, last = kNoCell;
-  while (n > 0 && c < m_fresh) {
-    last = c;
-    c = m_next[c];
-    --n;
+  uint32_t last = kNoCell;
+  while (n > 0 && !m_runs.empty()) {
+    Run& r = m_runs.back();
+    if (n >= r.len) {
+      last = r.tail;
+      n -= r.len;
+      m_runs.pop_back();
+    } else {
+      uint32_t c = r.head;
+      for (uint32_t i = 1; i < n; ++i) c = m_next[c];
+      last = c;
+      r.head = m_next[c];
+      r.len -= n;
+      n = 0;
+    }
   }
   // ... then never-used ones, in order, linked as they are taken.
   if (n > 0) {
     for (uint32_t i = 1; i < n; ++i) m_next[m_fresh + i - 1] = m_fresh + i;
     last = m_fresh + n - 1;
     m_fresh += n;
-    c = m_fresh < m_total ? m_fresh : kNoCell;
   }
   m_next[last] = kNoCell;
-  m_free_head = c;
+  m_free_head = !m_runs.empty() ? m_runs.back().head : m_fresh < m_total ? m_fresh : kNoCell;
   *last_out = last;
   return head;
 }
@@ -178,6 +187,7 @@ DequeueResult QueueManager::dequeue(const DequeueOp& op) {
   // The chain back onto the free list, whole: its head is handed out next.
   m_next[d.tail] = m_free_head;
   m_free_head = head;
+  m_runs.push_back(Run{head, d.tail, d.cells});
   m_free_count += d.cells;
 
   const ecn::MarkerConfig& mc = m_cfg.ecn[op.queue];

@@ -285,6 +285,15 @@ class QueueManager final : public QueueManagerIf {
   uint32_t m_fresh = 0;            // cells [m_fresh, m_total) never handed out
   uint32_t m_free_head = kNoCell;  // the free list's first cell (m_fresh when no cell was freed)
   uint32_t m_free_count = 0;
+  // The freed part of the free list as the chains it was freed in (runs),
+  // the list's first run last: the same list as the one through m_next (each
+  // run's tail links to the next run's head, the bottom one's to m_fresh), so
+  // taking n cells skips whole runs in O(1) each and walks links only to split
+  // the last run it takes from, not cell by cell through the whole packet.
+  struct Run {
+    uint32_t head, tail, len;
+  };
+  std::vector<Run> m_runs;
   std::vector<Desc> m_desc;        // the descriptor pool: grows only to the most packets held at once
   std::vector<uint32_t> m_desc_free;  // free descriptors (LIFO)
   std::vector<Queue> m_q;         // port * 8 + queue
