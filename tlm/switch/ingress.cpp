@@ -74,7 +74,23 @@ void Switch::schedule_ingress(const Pending& e0) {
 void Switch::on_admit() {
   m_ledger.count_event();
   const uint64_t now = core::now_ps();
+  if (m_pending.empty() || m_pending.front().ready_ps > now) {  // nothing due (not expected): wait for the first
+    if (!m_pending.empty()) m_admit_ev.at(m_pending.front().ready_ps);
+    return;
+  }
+  std::pop_heap(m_pending.begin(), m_pending.end(), std::greater<Pending>());
+  const Pending first = m_pending.back();
+  m_pending.pop_back();
+  if (m_pending.empty() || m_pending.front().ready_ps > now) {
+    // The usual case: one frame at this clock edge. The arbiter then serves
+    // it first, as below.
+    m_rr = (first.p->ingress_port + 1) % static_cast<uint32_t>(ports.size());
+    admit(first);
+    if (!m_pending.empty()) m_admit_ev.at(m_pending.front().ready_ps);
+    return;
+  }
   m_edge.clear();
+  m_edge.push_back(first);
   while (!m_pending.empty() && m_pending.front().ready_ps <= now) {
     std::pop_heap(m_pending.begin(), m_pending.end(), std::greater<Pending>());
     m_edge.push_back(m_pending.back());
