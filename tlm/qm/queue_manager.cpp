@@ -54,12 +54,12 @@ uint32_t QueueManager::take_cells(uint32_t n, uint32_t* last_out) {
   // The freed cells first, a run at a time (their links lead, at the end, to m_fresh), ...
   const uint32_t head = m_free_head;
   uint32_t last = kNoCell;
-  while (n > 0 && !m_runs.empty()) {
-    Run& r = m_runs.back();
+  while (n > 0 && m_run_count > 0) {
+    Run& r = top_run();
     if (n >= r.len) {
       last = r.tail;
       n -= r.len;
-      m_runs.pop_back();
+      --m_run_count;
     } else {
       uint32_t c = r.head;
       for (uint32_t i = 1; i < n; ++i) c = m_next[c];
@@ -76,9 +76,23 @@ uint32_t QueueManager::take_cells(uint32_t n, uint32_t* last_out) {
     m_fresh += n;
   }
   m_next[last] = kNoCell;
-  m_free_head = !m_runs.empty() ? m_runs.back().head : m_fresh < m_total ? m_fresh : kNoCell;
+  m_free_head = m_run_count > 0 ? top_run().head : m_fresh < m_total ? m_fresh : kNoCell;
   *last_out = last;
   return head;
+}
+
+void QueueManager::push_run(const Run& r) {
+  if (m_run_count == kMaxRuns) {
+    // The bottom run b0 follows b1 in the list: together they are one run.
+    const Run b0 = m_runs[m_run_bottom];
+    m_run_bottom = (m_run_bottom + 1) & (kMaxRuns - 1);
+    Run& b1 = m_runs[m_run_bottom];
+    b1.tail = b0.tail;
+    b1.len += b0.len;
+    --m_run_count;
+  }
+  m_runs[(m_run_bottom + m_run_count) & (kMaxRuns - 1)] = r;
+  ++m_run_count;
 }
 
 EnqueueResult QueueManager::enqueue(const EnqueueOp& op) {
@@ -187,7 +201,7 @@ DequeueResult QueueManager::dequeue(const DequeueOp& op) {
   // The chain back onto the free list, whole: its head is handed out next.
   m_next[d.tail] = m_free_head;
   m_free_head = head;
-  m_runs.push_back(Run{head, d.tail, d.cells});
+  push_run(Run{head, d.tail, d.cells});
   m_free_count += d.cells;
 
   const ecn::MarkerConfig& mc = m_cfg.ecn[op.queue];

@@ -285,15 +285,22 @@ class QueueManager final : public QueueManagerIf {
   uint32_t m_fresh = 0;            // cells [m_fresh, m_total) never handed out
   uint32_t m_free_head = kNoCell;  // the free list's first cell (m_fresh when no cell was freed)
   uint32_t m_free_count = 0;
-  // The freed part of the free list as the chains it was freed in (runs),
-  // the list's first run last: the same list as the one through m_next (each
-  // run's tail links to the next run's head, the bottom one's to m_fresh), so
-  // taking n cells skips whole runs in O(1) each and walks links only to split
-  // the last run it takes from, not cell by cell through the whole packet.
+  // The freed part of the free list as the chains it was freed in (runs), a
+  // stack whose top is the list's first run: the same list as the one through
+  // m_next (each run's tail links to the next run's head, the bottom one's to
+  // m_fresh), so taking n cells skips whole runs in O(1) each and walks links
+  // only to split the last run it takes from, not cell by cell through the
+  // whole packet. At most kMaxRuns are kept (a ring): a push onto a full stack
+  // first merges its two bottom runs (adjacent in the list, so one run), so
+  // the memory is fixed and only the runs taken last ever need a longer walk.
   struct Run {
     uint32_t head, tail, len;
   };
-  std::vector<Run> m_runs;
+  static constexpr uint32_t kMaxRuns = 64;  // a power of two
+  std::array<Run, kMaxRuns> m_runs{};
+  uint32_t m_run_bottom = 0, m_run_count = 0;
+  Run& top_run() { return m_runs[(m_run_bottom + m_run_count - 1) & (kMaxRuns - 1)]; }
+  void push_run(const Run& r);
   std::vector<Desc> m_desc;        // the descriptor pool: grows only to the most packets held at once
   std::vector<uint32_t> m_desc_free;  // free descriptors (LIFO)
   std::vector<Queue> m_q;         // port * 8 + queue
