@@ -6,6 +6,8 @@
 #   regress/perf/run.sh hops [--callgrind] [--repeat N] [SCENARIO ...]
 #                                  cost per link hop of the issue-12 scenarios (S1, S2, ...):
 #                                  link hops, events, wall, hops/s, peak RSS, callgrind instr/hop
+# Before/after a speed change: regress/perf/same_outputs.sh OLD_BIN NEW_BIN [SCENARIO ...]
+#                                  (every output byte-identical but summary.json's wall-clock fields)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD_DIR:-build}

@@ -5,6 +5,7 @@ that does not report it runs rocesim directly. And perf.yaml runs every regress/
 import csv
 import glob
 import os
+import subprocess
 import sys
 import unittest
 
@@ -70,6 +71,40 @@ class PeakRss(unittest.TestCase):
             self.assertIn(os.path.realpath(p), used)
         self.assertIn("run.peak_rss_mib", doc["defaults"]["metrics"])
         self.assertIn("link_hops_per_wall_s", doc["defaults"]["metrics"])
+
+
+class SameOutputs(unittest.TestCase):
+    """regress/perf/same_outputs.sh, the before/after check of a speed change: one binary against itself is
+    SAME (its runs differ only in the wall-clock fields it ignores), a binary whose runs compute something else
+    is DIFF with status 1, and a usage error is status 2."""
+
+    SCRIPT = os.path.join(C.ROOT, "regress", "perf", "same_outputs.sh")
+    SCENARIO = os.path.join(C.SCENARIOS, "pfc_incast.yaml")
+
+    def run_script(self, *args):
+        return subprocess.run(["bash", self.SCRIPT, *args], capture_output=True, text=True, cwd=C.ROOT)
+
+    def test_a_binary_against_itself_is_the_same(self):
+        r = self.run_script(C.BIN, C.BIN, self.SCENARIO)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertEqual(r.stdout.split(), ["SAME", "pfc_incast"])
+
+    def test_a_change_of_behaviour_is_a_diff(self):
+        d = C.tmpdir(self)
+        other = C.write(os.path.join(d, "shorter"), """
+            #!/bin/bash
+            # The real binary, with the run cut short: different outputs.
+            exec "%s" "$@" --set sim.duration=200us
+            """ % C.BIN)
+        os.chmod(other, 0o755)
+        r = self.run_script(C.BIN, other, self.SCENARIO)
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertTrue(r.stdout.startswith("DIFF pfc_incast"), r.stdout)
+        self.assertIn("summary.json", r.stdout)
+
+    def test_usage_errors(self):
+        self.assertEqual(self.run_script(C.BIN).returncode, 2)
+        self.assertEqual(self.run_script(C.BIN, "/nonexistent/rocesim").returncode, 2)
 
 
 if __name__ == "__main__":
