@@ -79,45 +79,47 @@ enum class DropReason : uint8_t {
 const char* drop_reason_name(DropReason r);  // snake_case name used in outputs
 const char* frame_kind_name(FrameKind k);    // snake_case enumerator name
 
-// Metadata the pipeline uses, filled by parse().
+// Metadata the pipeline uses, filled by parse(). The fields a switch reads
+// of every frame (forwarding, the ECMP key, QoS, ECN) come first, in the
+// packet's second cache line (Packet below); the rest by size, for padding.
 struct Meta {
   FrameKind kind = FrameKind::unknown;
-  Mac dst_mac = 0, src_mac = 0;
   bool has_vlan = false;
   uint8_t pcp = 0;
-  uint16_t vid = 0;
-  uint16_t ethertype = 0;      // after the VLAN tag if any
   // IPv4
-  uint32_t src_ip = 0, dst_ip = 0;
   uint8_t dscp = 0, ecn = 0, ttl = 0, proto = 0;
-  uint16_t ip_total_len = 0;
-  // UDP
-  uint16_t sport = 0, dport = 0;
   // BTH
   uint8_t opcode = 0;
+  uint16_t ethertype = 0;      // after the VLAN tag if any
+  // UDP
+  uint16_t sport = 0, dport = 0;
+  uint16_t vid = 0;
+  uint32_t src_ip = 0, dst_ip = 0;
+  uint32_t dest_qp = 0, psn = 0;
   bool se = false, mig = false, ackreq = false, fecn = false, becn = false;
   uint8_t pad_count = 0;
   uint16_t pkey = 0;
-  uint32_t dest_qp = 0, psn = 0;
+  uint16_t ip_total_len = 0;
+  // offsets into hdr[] (0 when absent)
+  uint16_t l3_offset = 0, l4_offset = 0, bth_offset = 0;
+  uint32_t l4_payload_len = 0;  // RoCE: bytes of payload after the transport headers (excl. ICRC)
+                                // and excl. the BTH PadCnt bytes; CM: the 256 B MAD; CNP: 0
   // AETH (valid when has_aeth)
   bool has_aeth = false;
   uint8_t aeth_syndrome = 0;
+  // CM MAD (valid when kind == cm)
+  uint16_t cm_attr_id = 0;
+  Mac dst_mac = 0, src_mac = 0;
   uint32_t aeth_msn = 0;
   // RETH (valid when has_reth)
   bool has_reth = false;
   uint64_t reth_va = 0;
   uint32_t reth_rkey = 0, reth_dma_len = 0;
-  // CM MAD (valid when kind == cm)
-  uint16_t cm_attr_id = 0;
   uint64_t cm_tid = 0;
   uint32_t cm_local_comm_id = 0, cm_remote_comm_id = 0, cm_local_qpn = 0, cm_starting_psn = 0;
   // PFC (valid when kind == pfc)
   uint16_t pfc_class_enable = 0;
   uint16_t pfc_timers[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  // offsets into hdr[] (0 when absent)
-  uint16_t l3_offset = 0, l4_offset = 0, bth_offset = 0;
-  uint32_t l4_payload_len = 0;  // RoCE: bytes of payload after the transport headers (excl. ICRC)
-                                // and excl. the BTH PadCnt bytes; CM: the 256 B MAD; CNP: 0
 };
 // Field-by-field equality (tests compare builder meta with parser meta).
 bool operator==(const Meta& a, const Meta& b);
@@ -134,37 +136,41 @@ enum class PathDir : uint8_t {
 };
 const char* path_dir_name(PathDir d);
 
-struct Packet {
+// Laid out by what a hop touches (a large run is memory-bound: its packets
+// in flight do not fit the caches): the sizes, the carried parse and the
+// switch's bookkeeping in the first 64-byte line, the meta fields a switch
+// reads in the second, the inline header bytes (two lines for a RoCEv2
+// header) after the meta; what only the endpoints read last.
+struct alignas(64) Packet {
   static constexpr size_t kMaxHdr = 384;     // Eth+VLAN+IPv4+UDP+BTH+DETH+256 B MAD fits
   static constexpr size_t kInlineHdr = 128;  // every frame but a CM MAD (RoCEv2 data: 58..82 B)
 
   // The header bytes: kInlineHdr of them inside the packet, or kMaxHdr in a
   // block of its own once reserve_hdr() asked for more than kInlineHdr (a
   // packet keeps that block through reset() and the pool: no allocation per
-  // frame in steady state). Sized so, a packet in flight costs about 400 B,
-  // not 640 (the packets in flight are most of a large run's memory).
+  // frame in steady state). Sized so, a packet in flight costs 384 B, not
+  // 640 (the packets in flight are most of a large run's memory).
   uint8_t* hdr;
-  uint16_t hdr_len = 0;
   uint32_t payload_len = 0;
-  uint8_t trailer[4] = {0, 0, 0, 0};
+  uint16_t hdr_len = 0;
   uint8_t trailer_len = 0;  // 4 when an ICRC is present
   uint8_t pad_len = 0;
+  uint8_t trailer[4] = {0, 0, 0, 0};
   uint32_t fcs = 0;         // CRC-32 value as the IEEE 802.3 FCS; written LSB first on the wire
 
-  Meta meta;                // filled by parse(); builders also fill it
-
-  // The parse carried with the frame (packet/parse.h): the checks a
-  // successful parse() made, and a digest of every byte and length of the
-  // frame it parsed. 0: none carried.
-  uint8_t parsed_checks = 0;
+  // The parse carried with the frame (packet/parse.h): a digest of every
+  // byte and length of the frame it parsed, and the checks a successful
+  // parse() made (parsed_checks below). 0: none carried.
   uint64_t parsed_digest = 0;
 
   // Simulation bookkeeping (not on the wire).
-  uint64_t id = 0;          // unique per run, assigned by the creator
-  uint64_t flow_id = 0;     // the flow the frame belongs to (its data, ACKs, CNPs, CM MADs), when path_dir says so
-  uint64_t created_ps = 0;  // time the sender created the frame
-  uint32_t ingress_port = 0;
   uint64_t rx_first_bit_ps = 0;  // set by the receiving MAC: first bit of the preamble arrived
+  uint64_t eligible_ps = 0; // set by a switch while the frame is queued: when its egress may send it
+  uint64_t flow_id = 0;     // the flow the frame belongs to (its data, ACKs, CNPs, CM MADs), when path_dir says so
+  uint32_t ingress_port = 0;
+  uint32_t lb_block = kNoLb, lb_entry = kNoLb;  // a switch's load-balancing decision while queued (ecmp/dlb.h)
+  static constexpr uint32_t kNoLb = 0xFFFFFFFFu;
+  uint8_t parsed_checks = 0;
   uint8_t prio = 0;         // priority/traffic class chosen by the pipeline
   // Path recording (tb/sim/paths.h): which way the frame travels along its
   // flow (PathDir; none for frames of no flow: PFC, storms), and the switches
@@ -172,9 +178,15 @@ struct Packet {
   uint8_t path_dir = 0;
   uint8_t hops = 0;
   uint8_t traced = 0;       // stats.packet_trace chose it (tb/sim/packet_trace.h): every hop reports it
-  uint64_t eligible_ps = 0; // set by a switch while the frame is queued: when its egress may send it
-  uint32_t lb_block = kNoLb, lb_entry = kNoLb;  // a switch's load-balancing decision while queued (ecmp/dlb.h)
-  static constexpr uint32_t kNoLb = 0xFFFFFFFFu;
+
+  Meta meta;                // filled by parse(); builders also fill it
+
+ private:
+  uint8_t m_inline[kInlineHdr];
+
+ public:
+  uint64_t id = 0;          // unique per run, assigned by the creator
+  uint64_t created_ps = 0;  // time the sender created the frame
 
   // Bytes a MAC serializes for this frame, including FCS, excluding preamble/SFD/IFG.
   uint32_t frame_len() const { return hdr_len + payload_len + trailer_len + pad_len + kFcsBytes; }
@@ -203,7 +215,6 @@ struct Packet {
 
  private:
   void grow_hdr();
-  uint8_t m_inline[kInlineHdr];
   std::unique_ptr<uint8_t[]> m_big;  // kMaxHdr bytes once grown
 };
 
