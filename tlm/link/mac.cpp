@@ -7,8 +7,8 @@ namespace rocesim::link {
 using namespace sc_core;
 
 Mac::Mac(sc_module_name name, uint32_t port, const MacConfig& cfg, Ledger& ledger)
-    : sc_module(name), tx("tx"), rx("rx"), tx_in("tx_in"), rx_out("rx_out"), m_port(port), m_cfg(cfg), m_byte_time(cfg.rate_bps), m_ledger(ledger),
-      m_pause(cfg.rate_bps, cfg.pause_response_ps) {
+    : sc_module(name), tx("tx"), rx("rx"), tx_in("tx_in"), rx_out("rx_out"), m_ledger(ledger), m_port(port),
+      m_byte_time(cfg.rate_bps), m_cfg(cfg), m_pause(cfg.rate_bps, cfg.pause_response_ps) {
   m_from_cable.mac = this;
   m_from_node.mac = this;
   tx.bind(static_cast<pkt_bw_if&>(m_from_cable));
@@ -18,6 +18,12 @@ Mac::Mac(sc_module_name name, uint32_t port, const MacConfig& cfg, Ledger& ledge
   m_tx_done_ev.bind<&Mac::on_tx_done>(this);
   m_rx_ev.bind<&Mac::on_rx>(this);
   m_pause_ev.bind<&Mac::on_pause_change>(this);
+}
+
+void Mac::end_of_elaboration() {
+  // Bound by now (SystemC checks the binding before this callback).
+  m_tx_if = tx.operator->();
+  m_rx_out_if = rx_out.operator->();
 }
 
 void Mac::kick() {
@@ -131,7 +137,7 @@ void Mac::start(packet::Packet& p) {
   m_tx_end_seq = core::Calendar::get().take_seq();
   if (m_trace || !m_ctrl.empty() || !m_ready || m_ready->tx_pending(m_port)) m_tx_done_ev.at_as_of(m_tx_end_ps, m_tx_end_seq);
   sc_time d = core::ps(last_bit);
-  tx->b_transport(p, d);  // ownership passes to the cable
+  tx_if()->b_transport(p, d);  // ownership passes to the cable
 }
 
 void Mac::on_tx_done() {
@@ -166,7 +172,7 @@ bool Mac::accept(packet::Packet& p, uint64_t arrive_ps) {
 
 void Mac::hand_up(packet::Packet& p, uint64_t delay_ps) {
   sc_time d = core::ps(delay_ps);
-  rx_out->b_transport(p, d);  // ownership passes to the node
+  rx_out_if()->b_transport(p, d);  // ownership passes to the node
 }
 
 void Mac::arrive(packet::Packet& p, sc_time& delay) {

@@ -160,31 +160,41 @@ class Mac : public sc_core::sc_module {
   // A PFC frame is consumed here (false): its last bit arrives at arrive_ps.
   bool accept(packet::Packet& p, uint64_t arrive_ps);
   void hand_up(packet::Packet& p, uint64_t delay_ps);
+  void end_of_elaboration() override;
+  pkt_fw_if* tx_if() { return m_tx_if ? m_tx_if : tx.operator->(); }
+  pkt_fw_if* rx_out_if() { return m_rx_out_if ? m_rx_out_if : rx_out.operator->(); }
 
-  uint32_t m_port;
-  MacConfig m_cfg;
-  core::ByteTime m_byte_time;
+  // Members in the order a frame uses them (a large run is memory-bound):
+  // what every frame reads or writes first, a few cache lines together, the
+  // rest after. The sockets' bound interfaces are cached here at the end of
+  // elaboration (the same pointers tx-> and rx_out-> return), so a frame does
+  // not read the socket objects.
   Ledger& m_ledger;
-  FromCable m_from_cable;
-  FromNode m_from_node;
   TxReady* m_ready = nullptr;
+  pkt_fw_if* m_tx_if = nullptr;      // tx's interface (the cable)
+  pkt_fw_if* m_rx_out_if = nullptr;  // rx_out's interface (the node)
   FrameTap* m_rx_pcap = nullptr;
   FrameTap* m_tx_pcap = nullptr;
+  const MacTrace* m_trace = nullptr;
+  std::vector<pfc::Event>* m_log = nullptr;
+  uint32_t m_port;
   bool m_tx_enabled = true;
   bool m_tx_busy = false;
   bool m_in_start = false;
-  core::Timer m_tx_done_ev;  // the frame and its IFG have left (armed only when wanted)
+  core::ByteTime m_byte_time;
   uint64_t m_tx_end_ps = 0, m_tx_end_seq = 0;  // when, and its order among same-time wake-ups
+  MacConfig m_cfg;
+  MacStats m_stats;
+  core::Timer m_tx_done_ev;  // the frame and its IFG have left (armed only when wanted)
+  core::Ring<packet::Packet*> m_ctrl{4};
+  FromCable m_from_cable;
+  FromNode m_from_node;
+  pfc::PauseReceiver m_pause;
+  core::Ring<Arrival> m_rx_fifo;
   core::Timer m_rx_ev;       // the oldest arrival is due
   core::Timer m_pause_ev;    // a pause expires or takes effect
   uint64_t m_pause_ev_at = UINT64_MAX;
-  pfc::PauseReceiver m_pause;
-  core::Ring<packet::Packet*> m_ctrl{4};
-  std::vector<pfc::Event>* m_log = nullptr;
   const char* m_node = "";
-  const MacTrace* m_trace = nullptr;
-  core::Ring<Arrival> m_rx_fifo;
-  MacStats m_stats;
 };
 
 }  // namespace rocesim::link
