@@ -45,7 +45,7 @@ void Switch::on_tx_ready(uint32_t port) {
   if (!p) return;
   if (p->traced && m_hops) m_hops->on_depart(m_hop_index, *p, port);
   sc_time zero = SC_ZERO_TIME;
-  tx_out[port]->b_transport(*p, zero);
+  tx_if(port)->b_transport(*p, zero);
 }
 
 pk::Packet* Switch::pull(uint32_t port) {
@@ -104,7 +104,7 @@ pk::Packet* Switch::pull(uint32_t port) {
   m_cc.cells = e.cells;
   m_cc.lead_ps = std::min<uint64_t>(now % m_cfg.clock_period_ps + cycles(read_cycles), now);
   sc_time d = SC_ZERO_TIME;
-  buf_isck->b_transport(m_gp, d);
+  buf_if()->b_transport(m_gp, d);
   if (!m_gp.is_response_ok()) SC_REPORT_ERROR("rocesim/switch", "packet buffer read failed");
   ecn_apply(qi, *p, e.ecn);  // after the read: the mark rewrites the bytes read back
   if (d == SC_ZERO_TIME) return p;

@@ -238,7 +238,7 @@ void Switch::admit(const Pending& e) {
   // a reference instead of a copy (buffer.h, "Held by reference").
   m_cc.by_reference = true;
   sc_time d = SC_ZERO_TIME;
-  buf_isck->b_transport(m_gp, d);
+  buf_if()->b_transport(m_gp, d);
   if (!m_gp.is_response_ok()) SC_REPORT_ERROR("rocesim/switch", "packet buffer write failed");
   if (e.cut_through) {
     // The rest of the packet's cells still use write bandwidth as they arrive.

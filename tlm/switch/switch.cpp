@@ -41,6 +41,13 @@ qm::Config qm_config(const SwitchConfig& cfg) {
 
 }  // namespace
 
+void Switch::end_of_elaboration() {
+  // Bound by now (SystemC checks the binding before this callback).
+  m_tx_if.resize(tx_out.size());
+  for (size_t i = 0; i < tx_out.size(); ++i) m_tx_if[i] = tx_out[i].operator->();
+  m_buf_if = buf_isck.operator->();
+}
+
 Switch::Switch(sc_module_name name, const SwitchConfig& cfg, const RouteLookup& routes, link::Ledger& ledger)
     : sc_module(name),
       buf_isck("buf_isck"),

@@ -426,6 +426,14 @@ class Switch : public sc_core::sc_module, public link::TxReady, public analytics
   std::vector<core::Rng> m_wred_rng;         // per queue (port * 8 + queue): its WRED stream
   std::vector<uint32_t> m_wred_word;         // the stream's next word
   std::vector<Staged> m_staged;              // per port
+  // The bound interfaces of tx_out[i] and buf_isck, cached at the end of
+  // elaboration (what tx_out[i]-> and buf_isck-> return), so a frame does not
+  // read the socket objects (a large run is memory-bound).
+  std::vector<link::pkt_fw_if*> m_tx_if;
+  tlm::tlm_fw_transport_if<>* m_buf_if = nullptr;
+  void end_of_elaboration() override;
+  link::pkt_fw_if* tx_if(uint32_t port) { return port < m_tx_if.size() ? m_tx_if[port] : tx_out[port].operator->(); }
+  tlm::tlm_fw_transport_if<>* buf_if() { return m_buf_if ? m_buf_if : buf_isck.operator->(); }
   std::vector<QueueStats> m_qstats;
   std::vector<PgStats> m_pgstats;
   std::vector<Pending> m_pending;            // min-heap on ready time
