@@ -21,6 +21,10 @@ QueueManager::QueueManager(const Config& cfg) : m_cfg(cfg), m_mmu(cfg.mmu) {
   const size_t n = cfg.mmu.ports.size();
   m_q.resize(n * kQueues);
   m_gen.resize(n * kQueues);
+  m_lossless_pgs.assign(n, 0);
+  for (size_t p = 0; p < n; ++p)
+    for (int g = 0; g < kQueues; ++g)
+      if (cfg.mmu.ports[p].pgs[g].lossless) m_lossless_pgs[p] |= static_cast<uint8_t>(1u << g);
   for (int q = 0; q < kQueues; ++q) {
     if (cfg.ecn[q].mode == ecn::MarkerConfig::Mode::off) {
       (void)ecn::Marker(cfg.ecn[q]);  // validated all the same (throws as a kept one would)
@@ -196,7 +200,7 @@ DequeueResult QueueManager::dequeue(const DequeueOp& op) {
   out.charge.out_port = op.port;
   out.charge.queue = op.queue;
   out.pg = rel.pg;
-  if (m_cfg.mmu.ports[d.in_port].pgs[d.pg].lossless) out.pfc = pfc_eval(d.in_port, d.pg, rel.pg, false);
+  if ((m_lossless_pgs[d.in_port] >> d.pg) & 1) out.pfc = pfc_eval(d.in_port, d.pg, rel.pg, false);
 
   // The chain back onto the free list, whole: its head is handed out next.
   m_next[d.tail] = m_free_head;

@@ -305,6 +305,7 @@ class QueueManager final : public QueueManagerIf {
   std::vector<uint32_t> m_desc_free;  // free descriptors (LIFO)
   std::vector<Queue> m_q;         // port * 8 + queue
   std::vector<pfc::Generator> m_gen;  // port * 8 + pg
+  std::vector<uint8_t> m_lossless_pgs;  // per port: bit pg set when that PG is lossless (mmu config)
   // Markers only for the queue indices whose marker is not off:
   // m_markers[port * m_markers_per_port + m_marker_of[queue]].
   std::array<int8_t, kQueues> m_marker_of{};

@@ -191,7 +191,8 @@ void Switch::admit(const Pending& e) {
     }
   }
 
-  if (m_wd[qi].stormed && m_cfg.pfc.wd_drop) {  // a stormed queue drops what arrives for it
+  // A stormed queue drops what arrives for it (only the watchdog storms a queue).
+  if (m_cfg.pfc.watchdog && m_cfg.pfc.wd_drop && m_wd[qi].stormed) {
     dlb_release(*p);
     drop(p, pk::DropReason::pfc_watchdog, qi);
     return;
@@ -206,7 +207,7 @@ void Switch::admit(const Pending& e) {
   op.queue = q;
   op.cells = cells;
   op.bytes = bytes;
-  op.lossless = m_cfg.mmu.ports[in].pgs[pg].lossless;
+  op.lossless = (m_lossless_pgs[in] >> pg) & 1;
   op.ecn_frame = ecn_frame(*p);
   op.ecn = m.ecn;
   op.rand32 = m_wred_word[qi];

@@ -473,6 +473,7 @@ class Switch : public sc_core::sc_module, public link::TxReady, public analytics
     bool stormed = false;
   };
   std::vector<Wd> m_wd;
+  std::vector<uint8_t> m_lossless_pgs;  // per ingress port: bit pg set when that PG is lossless (mmu config)
   std::vector<sched::Scheduler> m_sched;     // per port
   core::Timer m_wd_ev;
   uint64_t m_wd_events = 0;
