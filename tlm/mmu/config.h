@@ -77,6 +77,14 @@ struct PortConfig {
   std::array<QueueProfile, kQueuesPerPort> queues{};
 };
 
+// The port's lossless PGs as a mask (bit pg), for the per-packet paths.
+inline uint8_t lossless_pg_mask(const PortConfig& p) {
+  uint8_t m = 0;
+  for (size_t g = 0; g < p.pgs.size(); ++g)
+    if (p.pgs[g].lossless) m |= static_cast<uint8_t>(1u << g);
+  return m;
+}
+
 struct Config {
   uint32_t cell_bytes = 256;
   uint32_t total_cells = 0;  // the packet buffer

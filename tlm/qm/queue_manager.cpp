@@ -21,10 +21,7 @@ QueueManager::QueueManager(const Config& cfg) : m_cfg(cfg), m_mmu(cfg.mmu) {
   const size_t n = cfg.mmu.ports.size();
   m_q.resize(n * kQueues);
   m_gen.resize(n * kQueues);
-  m_lossless_pgs.assign(n, 0);
-  for (size_t p = 0; p < n; ++p)
-    for (int g = 0; g < kQueues; ++g)
-      if (cfg.mmu.ports[p].pgs[g].lossless) m_lossless_pgs[p] |= static_cast<uint8_t>(1u << g);
+  for (const mmu::PortConfig& pc : cfg.mmu.ports) m_lossless_pgs.push_back(mmu::lossless_pg_mask(pc));
   for (int q = 0; q < kQueues; ++q) {
     if (cfg.ecn[q].mode == ecn::MarkerConfig::Mode::off) {
       (void)ecn::Marker(cfg.ecn[q]);  // validated all the same (throws as a kept one would)

@@ -74,42 +74,36 @@ void Switch::schedule_ingress(const Pending& e0) {
 void Switch::on_admit() {
   m_ledger.count_event();
   const uint64_t now = core::now_ps();
-  if (m_pending.empty() || m_pending.front().ready_ps > now) {  // nothing due (not expected): wait for the first
-    if (!m_pending.empty()) m_admit_ev.at(m_pending.front().ready_ps);
-    return;
-  }
-  std::pop_heap(m_pending.begin(), m_pending.end(), std::greater<Pending>());
-  const Pending first = m_pending.back();
-  m_pending.pop_back();
-  if (m_pending.empty() || m_pending.front().ready_ps > now) {
-    // The usual case: one frame at this clock edge. The arbiter then serves
-    // it first, as below.
-    m_rr = (first.p->ingress_port + 1) % static_cast<uint32_t>(ports.size());
-    admit(first);
-    if (!m_pending.empty()) m_admit_ev.at(m_pending.front().ready_ps);
-    return;
-  }
-  m_edge.clear();
-  m_edge.push_back(first);
-  while (!m_pending.empty() && m_pending.front().ready_ps <= now) {
+  if (!m_pending.empty() && m_pending.front().ready_ps <= now) {
     std::pop_heap(m_pending.begin(), m_pending.end(), std::greater<Pending>());
-    m_edge.push_back(m_pending.back());
+    const Pending first = m_pending.back();
     m_pending.pop_back();
-  }
-  // The ingress arbiter: frames of one edge in round-robin port order from
-  // m_rr, which then moves past the port served first. Every port with
-  // traffic is first equally often, whatever order the frames arrived in
-  // (docs/fidelity.md).
-  if (m_edge.size() > 1) {
     const uint32_t n = static_cast<uint32_t>(ports.size());
-    const uint32_t rr = m_rr;
-    std::sort(m_edge.begin(), m_edge.end(), [n, rr](const Pending& a, const Pending& b) {
-      const uint32_t ra = (a.p->ingress_port + n - rr) % n, rb = (b.p->ingress_port + n - rr) % n;
-      return ra != rb ? ra < rb : a.seq < b.seq;
-    });
+    if (m_pending.empty() || m_pending.front().ready_ps > now) {
+      // The usual case: one frame at this clock edge, first in the arbiter's order.
+      m_rr = (first.p->ingress_port + 1) % n;
+      admit(first);
+    } else {
+      m_edge.clear();
+      m_edge.push_back(first);
+      while (!m_pending.empty() && m_pending.front().ready_ps <= now) {
+        std::pop_heap(m_pending.begin(), m_pending.end(), std::greater<Pending>());
+        m_edge.push_back(m_pending.back());
+        m_pending.pop_back();
+      }
+      // The ingress arbiter: frames of one edge in round-robin port order from
+      // m_rr, which then moves past the port served first. Every port with
+      // traffic is first equally often, whatever order the frames arrived in
+      // (docs/fidelity.md).
+      const uint32_t rr = m_rr;
+      std::sort(m_edge.begin(), m_edge.end(), [n, rr](const Pending& a, const Pending& b) {
+        const uint32_t ra = (a.p->ingress_port + n - rr) % n, rb = (b.p->ingress_port + n - rr) % n;
+        return ra != rb ? ra < rb : a.seq < b.seq;
+      });
+      m_rr = (m_edge.front().p->ingress_port + 1) % n;
+      for (const Pending& e : m_edge) admit(e);
+    }
   }
-  if (!m_edge.empty()) m_rr = (m_edge.front().p->ingress_port + 1) % static_cast<uint32_t>(ports.size());
-  for (const Pending& e : m_edge) admit(e);
   if (!m_pending.empty()) m_admit_ev.at(m_pending.front().ready_ps);
 }
 

@@ -92,10 +92,7 @@ Switch::Switch(sc_module_name name, const SwitchConfig& cfg, const RouteLookup& 
   // PFC: which priorities each PG pauses, which queue carries each priority.
   m_pfc_stats.resize(n);
   m_wd.resize(n * 8);
-  m_lossless_pgs.assign(n, 0);
-  for (size_t i = 0; i < n && i < cfg.mmu.ports.size(); ++i)
-    for (int g = 0; g < 8; ++g)
-      if (cfg.mmu.ports[i].pgs[g].lossless) m_lossless_pgs[i] |= static_cast<uint8_t>(1u << g);
+  for (const mmu::PortConfig& pc : cfg.mmu.ports) m_lossless_pgs.push_back(mmu::lossless_pg_mask(pc));
   m_pg_prios = pg_prios_of(cfg);
   for (int p = 0; p < 8; ++p) {
     const uint8_t tc = cfg.qos.pcp_to_tc[p] & 7;
