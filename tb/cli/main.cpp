@@ -20,6 +20,7 @@
 #include <systemc>
 
 #include "core/config.h"
+#include "core/systemc_pools.h"
 #include "core/units.h"
 #include "sim/budget.h"
 #include "sim/capture.h"
@@ -738,6 +739,9 @@ int main(int argc, char** argv) {
 }
 
 int sc_main(int argc, char** argv) {
+  // libsystemc's 3 MiB of concatenation temporaries, resident from its load:
+  // the model needs none of them (core/systemc_pools.h).
+  rocesim::core::trim_systemc_temp_heap();
   // Keep the output for our own summary: no "stopped by user" note.
   sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
   // SystemC errors are simulation failures (exit 1), not crashes.
