@@ -1,9 +1,47 @@
 #include "sched/scheduler.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include <stdexcept>
 #include <string>
 
 namespace rocesim::sched {
+
+namespace {
+
+// The queues whose head is not empty (bit q: head_bytes[q] != 0), and in
+// `over` those whose head exceeds `max_bytes`: on x86-64 with SSE2 (its
+// baseline) both from two 128-bit compares per half instead of a loop over
+// the eight queues, the same masks either way.
+inline uint8_t head_masks(const Heads& head_bytes, uint32_t max_bytes, uint8_t& over) {
+  static_assert(kQueues == 8, "two vectors of four 32-bit heads");
+#if defined(__SSE2__)
+  const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(head_bytes.data()));
+  const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(head_bytes.data() + 4));
+  const __m128i zero = _mm_setzero_si128();
+  // Unsigned a > b as signed (a ^ 2^31) > (b ^ 2^31).
+  const __m128i bias = _mm_set1_epi32(static_cast<int>(0x80000000u));
+  const __m128i lim = _mm_xor_si128(_mm_set1_epi32(static_cast<int>(max_bytes)), bias);
+  const int empty = _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(lo, zero))) |
+                    _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(hi, zero))) << 4;
+  over = static_cast<uint8_t>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpgt_epi32(_mm_xor_si128(lo, bias), lim))) |
+                              _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpgt_epi32(_mm_xor_si128(hi, bias), lim)))
+                                  << 4);
+  return static_cast<uint8_t>(~empty);
+#else
+  uint8_t backlogged = 0;
+  over = 0;
+  for (size_t q = 0; q < kQueues; ++q) {
+    over |= static_cast<uint8_t>((head_bytes[q] > max_bytes) << q);
+    backlogged |= static_cast<uint8_t>((head_bytes[q] != 0) << q);
+  }
+  return backlogged;
+#endif
+}
+
+}  // namespace
 
 namespace {
 
@@ -127,13 +165,9 @@ int Scheduler::choose(Dwrr& d, uint8_t eligible, uint8_t backlogged, const Heads
 }
 
 int Scheduler::pick(const Heads& head_bytes, uint8_t paused_mask, uint64_t now_ps) {
-  bool bad = now_ps < m_last_ps;
-  uint8_t backlogged = 0;
-  for (size_t q = 0; q < kQueues; ++q) {
-    bad |= head_bytes[q] > m_cfg.max_frame_bytes;
-    backlogged |= static_cast<uint8_t>((head_bytes[q] != 0) << q);
-  }
-  if (bad) fail_inputs(head_bytes, now_ps, "pick");
+  uint8_t over;
+  const uint8_t backlogged = head_masks(head_bytes, m_cfg.max_frame_bytes, over);
+  if (over || now_ps < m_last_ps) fail_inputs(head_bytes, now_ps, "pick");
   m_last_ps = now_ps;
   m_pending = -1;
   const uint8_t eligible = eligible_mask(backlogged, head_bytes, paused_mask, now_ps);

@@ -84,6 +84,42 @@ TEST(Config, ValidateReportsEachProblem) {
   }
 }
 
+// Every queue's head is checked against max_frame_bytes, and every non-empty
+// head counts as backlogged: with one head at queue q, strict priority picks
+// q at any size up to the limit and throws above it, including sizes with
+// the top bit set (an unsigned compare).
+TEST(Contract, EveryQueuesHeadIsCheckedAndSeen) {
+  PortConfig p = PortConfig::strict_priority();
+  const uint32_t max = p.max_frame_bytes;
+  uint64_t t = 0;
+  for (int q = 0; q < 8; ++q) {
+    for (uint32_t bytes : {1u, max - 1, max}) {
+      Scheduler s(p);
+      Heads h{};
+      h[q] = bytes;
+      EXPECT_EQ(s.pick(h, 0, t), q) << "queue " << q << " head " << bytes;
+    }
+    for (uint32_t bytes : {max + 1, 0x7fffffffu, 0x80000000u, 0xffffffffu}) {
+      Scheduler s(p);
+      Heads h{};
+      h[q] = bytes;
+      EXPECT_THROW(s.pick(h, 0, t), std::invalid_argument) << "queue " << q << " head " << bytes;
+      // Another queue's head at the limit does not hide it.
+      h[(q + 3) % 8] = max;
+      EXPECT_THROW(s.pick(h, 0, t), std::invalid_argument) << "queue " << q << " head " << bytes;
+    }
+    // Two backlogged queues: strict priority takes the higher one.
+    Scheduler s(p);
+    Heads h{};
+    h[q] = 100;
+    h[(q + 5) % 8] = 200;
+    EXPECT_EQ(s.pick(h, 0, t), std::max(q, (q + 5) % 8));
+    // Paused, the other one.
+    EXPECT_EQ(s.pick(h, static_cast<uint8_t>(1u << std::max(q, (q + 5) % 8)), t), std::min(q, (q + 5) % 8));
+    t += 10;
+  }
+}
+
 TEST(Contract, CallerMistakesThrow) {
   PortConfig p = dwrr_125();
   Scheduler s(p);
