@@ -143,9 +143,9 @@ Switch::Switch(sc_module_name name, const SwitchConfig& cfg, const RouteLookup& 
     members += grp.size();
   }
   m_members.assign(members, MemberCount{});
-  m_pending.reserve(256);
+  m_pending.reserve(4 * n);  // grows to the peak of frames in the pipeline, then stays
   m_edge.reserve(std::max<size_t>(n, 16));
-  m_wakes.reserve(256);
+  m_wakes.reserve(2 * n);
   m_gp.set_extension(&m_cc);
   m_gp.set_streaming_width(0);
   m_gp.set_byte_enable_ptr(nullptr);
