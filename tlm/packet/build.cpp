@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "packet/crc.h"
+#include "packet/parse.h"
 #include "packet/wire.h"
 
 namespace rocesim::packet {
@@ -292,6 +293,7 @@ void build_ethernet(Packet& p, Mac dst, Mac src, uint16_t ethertype, const uint8
 
 void finalize(Packet& p) {
   uint8_t* h = p.hdr;
+  bool icrc = false;
   if (const size_t l3 = ipv4_offset(p)) {
     const size_t ihl = size_t(h[l3] & 0x0f) * 4;
     if (ihl >= kIpv4Hdr && l3 + ihl <= p.hdr_len) {
@@ -303,6 +305,7 @@ void finalize(Packet& p) {
           get16(h + l4 + 2) == kRoceUdpPort) {
         put_le32(p.trailer, roce_icrc(h + l3, p.hdr_len - l3, p.payload_len));
         p.trailer_len = uint8_t(kIcrc);
+        icrc = true;
       }
     }
   }
@@ -310,6 +313,7 @@ void finalize(Packet& p) {
   const uint64_t body = uint64_t(p.hdr_len) + p.payload_len + p.trailer_len;
   p.pad_len = body < kMinFrameNoFcs ? uint8_t(kMinFrameNoFcs - body) : 0;
   p.fcs = compute_fcs(p);
+  mark_sums_computed(p, icrc);
 }
 
 void set_ecn(Packet& p, uint8_t ecn) {

@@ -204,18 +204,19 @@ DropReason check_icrc(const Packet& p, const Meta& m) {
   return DropReason::none;
 }
 
-DropReason parse_full(Packet& p, const ParseOptions& opt) {
+// `known`: the sums (kFcsChecked, kIcrcChecked) already computed over these bytes.
+DropReason parse_full(Packet& p, const ParseOptions& opt, uint8_t known) {
   Meta& m = p.meta;
   m = Meta{};
   // Bookkeeping that cannot describe a frame (hdr overruns its storage, or a
   // trailer longer than the ICRC) is treated as a broken frame.
   if (p.hdr_len > p.hdr_capacity() || p.trailer_len > 4) return DropReason::truncated;
   if (p.frame_len() < kMinFrameBytes) return DropReason::truncated;  // IEEE 802.3 runt
-  if (opt.check_fcs && compute_fcs(p) != p.fcs) return DropReason::bad_fcs;
+  if (opt.check_fcs && !(known & kFcsChecked) && compute_fcs(p) != p.fcs) return DropReason::bad_fcs;
 
   const uint64_t present = uint64_t(p.hdr_len) + p.payload_len + p.trailer_len;
   const DropReason r = parse_frame(Frame{p.hdr, p.hdr_len, present, true}, m);
-  if (r != DropReason::none || !opt.check_icrc || !has_icrc(m.kind)) return r;
+  if (r != DropReason::none || !opt.check_icrc || !has_icrc(m.kind) || (known & kIcrcChecked)) return r;
   return check_icrc(p, m);
 }
 
@@ -242,10 +243,18 @@ DropReason parse(Packet& p, const ParseOptions& opt) {
     p.parsed_checks = uint8_t(have | want);
     return DropReason::none;
   }
-  const DropReason r = parse_full(p, opt);
-  p.parsed_checks = r == DropReason::none ? want : 0;
+  // Sums computed over these very bytes (mark_sums_computed) are not
+  // computed again; the headers are parsed and every other check made.
+  const uint8_t known = p.parsed_digest == digest ? uint8_t(have & (kFcsChecked | kIcrcChecked)) : 0;
+  const DropReason r = parse_full(p, opt, known);
+  p.parsed_checks = r == DropReason::none ? uint8_t(want | known) : 0;
   p.parsed_digest = digest;
   return r;
+}
+
+void mark_sums_computed(Packet& p, bool icrc) {
+  p.parsed_checks = uint8_t(kFcsChecked | (icrc ? kIcrcChecked : 0));  // not kParsed: meta is the builder's
+  p.parsed_digest = frame_digest(p);
 }
 
 DropReason parse_bytes(const uint8_t* bytes, size_t len, Meta& meta, bool check_icrc) {

@@ -29,6 +29,14 @@ struct ParseOptions {
 // check. The verdict is the one a full parse would give.
 DropReason parse(Packet& p, const ParseOptions& opt = {});
 
+// The frame's FCS, and its ICRC when `icrc`, were just computed over its
+// bytes as they are now (packet::finalize): a parse() of these same bytes
+// (the digest unchanged) takes them as checked and does not compute them
+// again; it still parses every header and makes every other check. Bytes
+// changed since (an ECN mark, a corrupted byte, a rewritten header or FCS)
+// give another digest, and the parse checks everything.
+void mark_sums_computed(Packet& p, bool icrc);
+
 // Parse a raw frame without FCS (as in a pcap record): bytes [0, len).
 // Does not check an FCS nor the 60 B minimum (host captures show frames
 // unpadded); bytes after a RoCEv2 datagram are accepted only as padding of a

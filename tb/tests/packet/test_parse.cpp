@@ -457,6 +457,79 @@ TEST(CarriedParse, EveryChangeAfterAParseGivesTheVerdictOfAFreshParse) {
   EXPECT_GT(changes, 6 * 2 * 8 * 50);
 }
 
+// A builder's frame carries the FCS and ICRC it computed over its bytes
+// (finalize -> mark_sums_computed): the first parse of those very bytes
+// does not compute them again, and any change made after the build gives
+// exactly the verdict and meta of a parse from scratch.
+TEST(CarriedParse, ChangesAfterTheBuildGiveTheVerdictOfAFreshParse) {
+  const ParseOptions o{true, true};
+  int changes = 0;
+  for (Sample& s : samples()) {
+    SCOPED_TRACE(s.name);
+    auto check = [&](const Packet& changed, const std::string& what) {
+      Packet p = changed;  // carries the builder's sums of the original bytes
+      ASSERT_NE(p.parsed_checks, 0) << what;
+      Meta want;
+      const DropReason r = fresh(p, o, &want);
+      EXPECT_EQ(parse(p, o), r) << what;
+      if (r == DropReason::none) {
+        EXPECT_EQ(p.meta, want) << what;
+      }
+      ++changes;
+    };
+    const Packet& built = s.p;
+    check(built, "unchanged");
+    for (size_t i = 0; i < built.hdr_len; ++i)
+      for (int bit = 0; bit < 8; bit += 3) {
+        Packet c = built;
+        c.hdr[i] ^= uint8_t(1u << bit);
+        check(c, "hdr[" + std::to_string(i) + "] bit " + std::to_string(bit));
+        c.fcs = compute_fcs(c);
+        check(c, "hdr[" + std::to_string(i) + "] bit " + std::to_string(bit) + " with its FCS");
+      }
+    for (int bit = 0; bit < 32; bit += 5) {
+      Packet c = built;
+      c.fcs ^= 1u << bit;
+      check(c, "fcs bit " + std::to_string(bit));
+    }
+    for (size_t i = 0; i < 4; ++i) {
+      Packet c = built;
+      c.trailer[i] ^= 0x10;
+      c.fcs = compute_fcs(c);
+      check(c, "trailer[" + std::to_string(i) + "] with its FCS");
+    }
+  }
+  EXPECT_GT(changes, 6 * 2 * 3 * 50);
+}
+
+TEST(CarriedParse, TheBuildersSumsAreTakenAsComputed) {
+  // The builder's mark is what saves the first hop the two CRCs: a frame
+  // marked as having its sums computed over its present bytes is taken at
+  // its word, and unmarked (or changed) the same bytes are checked.
+  Packet p;
+  BthSpec b;
+  b.opcode = op::kWriteOnly;
+  RethSpec r{1, 2, 3};
+  build_roce(p, test::eth_spec(), test::ip_spec(), 9, b, &r, nullptr, 1024);
+  EXPECT_EQ(fresh(p, {true, true}), DropReason::none);
+  Packet bad_fcs = p;
+  bad_fcs.fcs ^= 1;
+  mark_sums_computed(bad_fcs, true);
+  EXPECT_EQ(parse(bad_fcs, {true, true}), DropReason::none) << "the mark was not taken";
+  EXPECT_EQ(fresh(bad_fcs, {true, true}), DropReason::bad_fcs);
+  Packet bad_icrc = p;
+  bad_icrc.trailer[0] ^= 1;
+  bad_icrc.fcs = compute_fcs(bad_icrc);
+  mark_sums_computed(bad_icrc, false);  // the FCS only: the ICRC is still checked
+  EXPECT_EQ(parse(bad_icrc, {true, true}), DropReason::bad_icrc);
+  mark_sums_computed(bad_icrc, true);
+  EXPECT_EQ(parse(bad_icrc, {true, true}), DropReason::none);
+  // A change after the mark: everything checked again.
+  mark_sums_computed(bad_fcs, true);
+  bad_fcs.hdr[20] ^= 0x04;
+  EXPECT_EQ(parse(bad_fcs, {true, true}), DropReason::bad_fcs);
+}
+
 TEST(CarriedParse, TheDigestSeesEveryBitOfTheFrame) {
   Packet p;
   BthSpec b;
