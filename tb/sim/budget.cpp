@@ -16,9 +16,9 @@ namespace {
 // (/usr/bin/time -v) of `rocesim run --set sim.duration=1ns` on rings,
 // single switches and fat-trees of several sizes (fitted per term; see
 // docs/config.md "Limits" for the calibration and its accuracy).
-constexpr double kBase = 10.0 * (1 << 20);        // the process: SystemC, libraries, scenario
+constexpr double kBase = 7.5 * (1 << 20);         // the process: SystemC, libraries, scenario (refitted once libsystemc's 3 MiB temp heap was trimmed, December 2026)
 constexpr double kPerHost = 19.0 * 1024;          // NIC model, its MAC and cable
-constexpr double kPerSwitch = 40.0 * 1024;        // pipeline, MMU, scheduler state
+constexpr double kPerSwitch = 36.0 * 1024;        // pipeline, MMU, scheduler state
 // Per buffer cell nothing is written at construction (tlm/qm, tlm/buffer:
 // the per-cell arrays are zero pages, touched only up to the peak occupancy);
 // a cell in use costs its next-cell pointer, its buffer block index (4 B
