@@ -41,10 +41,6 @@ inline uint8_t head_masks(const Heads& head_bytes, uint32_t max_bytes, uint8_t& 
 #endif
 }
 
-}  // namespace
-
-namespace {
-
 constexpr bool has(uint8_t mask, size_t q) { return (mask >> q) & 1u; }
 constexpr uint8_t bit(size_t q) { return static_cast<uint8_t>(1u << q); }
 
@@ -164,10 +160,15 @@ int Scheduler::choose(Dwrr& d, uint8_t eligible, uint8_t backlogged, const Heads
   }
 }
 
-int Scheduler::pick(const Heads& head_bytes, uint8_t paused_mask, uint64_t now_ps) {
+uint8_t Scheduler::checked_backlog(const Heads& head_bytes, uint64_t now_ps, const char* what) const {
   uint8_t over;
   const uint8_t backlogged = head_masks(head_bytes, m_cfg.max_frame_bytes, over);
-  if (over || now_ps < m_last_ps) fail_inputs(head_bytes, now_ps, "pick");
+  if (over || now_ps < m_last_ps) fail_inputs(head_bytes, now_ps, what);
+  return backlogged;
+}
+
+int Scheduler::pick(const Heads& head_bytes, uint8_t paused_mask, uint64_t now_ps) {
+  const uint8_t backlogged = checked_backlog(head_bytes, now_ps, "pick");
   m_last_ps = now_ps;
   m_pending = -1;
   const uint8_t eligible = eligible_mask(backlogged, head_bytes, paused_mask, now_ps);
@@ -236,10 +237,7 @@ void Scheduler::sent(int q, uint32_t bytes, uint64_t now_ps) {
 }
 
 uint64_t Scheduler::next_eligible_ps(const Heads& head_bytes, uint8_t paused_mask, uint64_t now_ps) const {
-  check_inputs(head_bytes, now_ps, "next_eligible_ps");
-  uint8_t backlogged = 0;
-  for (size_t q = 0; q < kQueues; ++q)
-    if (head_bytes[q] != 0) backlogged |= bit(q);
+  const uint8_t backlogged = checked_backlog(head_bytes, now_ps, "next_eligible_ps");
   const uint8_t cand = backlogged & static_cast<uint8_t>(~paused_mask);
   if (cand == 0) return kNever;
 

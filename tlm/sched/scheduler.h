@@ -146,13 +146,10 @@ class Scheduler {
   using Opened = std::array<uint32_t, kQueues>;  // turns started during one choice
 
   static size_t check_q(int q);
-  // Throws std::invalid_argument on time going back or a head beyond
-  // max_frame_bytes (the test inline, the message out of line).
-  void check_inputs(const Heads& head_bytes, uint64_t now_ps, const char* what) const {
-    bool bad = now_ps < m_last_ps;
-    for (size_t q = 0; q < kQueues; ++q) bad |= head_bytes[q] > m_cfg.max_frame_bytes;
-    if (bad) fail_inputs(head_bytes, now_ps, what);
-  }
+  // The backlogged queues (bit q: a frame at the head of queue q). Throws
+  // std::invalid_argument on time going back or a head beyond
+  // max_frame_bytes (the test here, the message out of line).
+  uint8_t checked_backlog(const Heads& head_bytes, uint64_t now_ps, const char* what) const;
   [[noreturn, gnu::cold, gnu::noinline]] void fail_inputs(const Heads& head_bytes, uint64_t now_ps,
                                                           const char* what) const;
   // The backlogged queues that are not paused and whose own shaper holds their head.
