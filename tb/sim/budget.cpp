@@ -21,9 +21,10 @@ constexpr double kPerHost = 19.0 * 1024;          // NIC model, its MAC and cabl
 constexpr double kPerSwitch = 36.0 * 1024;        // pipeline, MMU, scheduler state
 // Per buffer cell nothing is written at construction (tlm/qm, tlm/buffer:
 // the per-cell arrays are zero pages, touched only up to the peak occupancy);
-// a cell in use costs its next-cell pointer, its buffer block index (4 B
-// each) and the switch's head-cell slot (16 B), counted with the traffic.
-constexpr double kPerUsedCell = 4.0 + 4.0 + 16.0;
+// a cell in use costs its next-cell pointer and its buffer block index (4 B
+// each), counted with the traffic (the switch keeps its queued frames in
+// lists through the frames, nothing per cell).
+constexpr double kPerUsedCell = 4.0 + 4.0;
 constexpr double kPerSwitchPort = 18.5 * 1024;    // MAC, queues, ECN, shapers, half a link (refitted with the event calendar, December 2026)
 // queues.csv keeps the last sample of every switch queue (8 per port: deq bytes, ECN counters).
 constexpr double kPerPortSeries = 8.0 * 56;

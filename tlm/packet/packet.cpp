@@ -99,6 +99,8 @@ Packet& Packet::operator=(const Packet& o) {
   eligible_ps = o.eligible_ps;
   lb_block = o.lb_block;
   lb_entry = o.lb_entry;
+  queue_cell = 0;  // a copy is in no switch's queue
+  queue_next = nullptr;
   std::memcpy(mine, o.hdr, o.hdr_capacity());
   return *this;
 }
@@ -131,6 +133,8 @@ void Packet::reset() {
   traced = 0;
   eligible_ps = 0;
   lb_block = lb_entry = kNoLb;
+  queue_cell = 0;
+  queue_next = nullptr;
 }
 
 const char* path_dir_name(PathDir d) {

@@ -170,6 +170,11 @@ struct alignas(64) Packet {
   uint32_t ingress_port = 0;
   uint32_t lb_block = kNoLb, lb_entry = kNoLb;  // a switch's load-balancing decision while queued (ecmp/dlb.h)
   static constexpr uint32_t kNoLb = 0xFFFFFFFFu;
+  // While a switch holds the frame in an egress queue: its head cell (what
+  // the queue manager's dequeue returns for it) and the next frame of the
+  // same queue. The switch's queues are lists through their frames, so a
+  // queued frame costs no per-cell memory (a copy is in no queue).
+  uint32_t queue_cell = 0;
   uint8_t parsed_checks = 0;
   uint8_t prio = 0;         // priority/traffic class chosen by the pipeline
   // Path recording (tb/sim/paths.h): which way the frame travels along its
@@ -178,6 +183,7 @@ struct alignas(64) Packet {
   uint8_t path_dir = 0;
   uint8_t hops = 0;
   uint8_t traced = 0;       // stats.packet_trace chose it (tb/sim/packet_trace.h): every hop reports it
+  Packet* queue_next = nullptr;
 
   Meta meta;                // filled by parse(); builders also fill it
 

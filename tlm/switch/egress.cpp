@@ -3,6 +3,8 @@
 // state, ECN at dequeue) and the buffer read hands the frame to the MAC.
 #include <algorithm>
 #include <functional>
+#include <stdexcept>
+#include <string>
 
 #include "switch/switch.h"
 
@@ -61,15 +63,12 @@ pk::Packet* Switch::pull(uint32_t port) {
   // ends). Nothing eligible: wake at the earliest head or shaper time.
   const uint8_t paused = paused_queues(port);
   sched::Heads heads{};
-  uint32_t head_cell[8] = {};
   uint64_t earliest = UINT64_MAX;
   // Only the queues holding packets (m_nonempty) have a head to look at.
+  const QueueList* const lists = &m_qlist[port * 8];
   for (unsigned mask = m_nonempty[port]; mask; mask &= mask - 1) {
     const int q = __builtin_ctz(mask);
-    const uint32_t h = m_qm->head_cell(static_cast<uint16_t>(port), static_cast<uint8_t>(q));
-    head_cell[q] = h;
-    if (h == qm::kNoCell) continue;
-    const pk::Packet& hp = *m_slot[h].p;
+    const pk::Packet& hp = *lists[q].head;
     if (hp.eligible_ps <= now) {
       heads[q] = hp.frame_len();
     } else if (!(paused >> q & 1)) {
@@ -85,7 +84,7 @@ pk::Packet* Switch::pull(uint32_t port) {
   }
   sc.sent(chosen, heads[chosen], now);
   const uint32_t qi = port * 8 + static_cast<uint32_t>(chosen);
-  pk::Packet* p = m_slot[head_cell[chosen]].p;
+  pk::Packet* p = lists[chosen].head;
   const qm::DequeueResult e = dequeue(qi, *p, false);
 
   // Read the header bytes back out of the cells. The egress pipeline prefetches:
@@ -124,6 +123,15 @@ qm::DequeueResult Switch::dequeue(uint32_t qi, pk::Packet& p, bool discard) {
   op.rand32 = m_wred_word[qi];
   op.discard = discard;
   const qm::DequeueResult rel = m_qm->dequeue(op);
+  // The queue manager's head is the list's: the frame leaves the list.
+  QueueList& ql = m_qlist[qi];
+  if (ql.head != &p || rel.head_cell != p.queue_cell)
+    throw std::logic_error("switch: the queue manager dequeued cell " + std::to_string(rel.head_cell) + " of queue " +
+                           std::to_string(qi % 8) + " of port " + std::to_string(qi / 8) + ", the queue's first frame is at cell " +
+                           std::to_string(ql.head ? ql.head->queue_cell : qm::kNoCell));
+  ql.head = p.queue_next;
+  if (!ql.head) ql.tail = nullptr;
+  p.queue_next = nullptr;
   PgStats& ps = m_pgstats[rel.charge.in_port * 8 + rel.charge.pg];
   touch_pg(ps);
   ps.cells = rel.pg.total();

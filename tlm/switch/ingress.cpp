@@ -173,7 +173,7 @@ void Switch::admit(const Pending& e) {
   if (e.cut_through) {
     // Cut through only into an idle egress with nothing queued ahead, at the
     // same or a lower speed (a faster egress would underrun).
-    const bool idle = !ports[out]->tx_busy() && !m_staged[out].valid && m_qm->head_cell(static_cast<uint16_t>(out), q) == qm::kNoCell;
+    const bool idle = !ports[out]->tx_busy() && !m_staged[out].valid && !m_qlist[qi].head;
     if (!idle || m_cfg.port_rates[out] > m_cfg.port_rates[in]) {
       Pending saf = e;
       saf.cut_through = false;
@@ -259,7 +259,11 @@ void Switch::admit(const Pending& e) {
   qs.peak_bytes = std::max(qs.peak_bytes, qs.depth_bytes);
   qs.peak_cells = std::max(qs.peak_cells, qs.depth_cells);
   p->eligible_ps = eligible;
-  m_slot[head] = Slot{p};
+  p->queue_cell = head;
+  p->queue_next = nullptr;
+  QueueList& ql = m_qlist[qi];
+  (ql.tail ? ql.tail->queue_next : ql.head) = p;
+  ql.tail = p;
   MemberCount& mc = m_members[m_member_base[g] + member];
   ++mc.packets;
   mc.bytes += bytes;

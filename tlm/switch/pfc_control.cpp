@@ -73,11 +73,8 @@ void Switch::on_refresh() {
 }
 
 void Switch::flush_queue(uint32_t qi, pk::DropReason why) {
-  const uint16_t port = static_cast<uint16_t>(qi / 8);
-  const uint8_t q = static_cast<uint8_t>(qi % 8);
-  for (uint32_t h; (h = m_qm->head_cell(port, q)) != qm::kNoCell;) {
-    pk::Packet* p = m_slot[h].p;
-    buffer.detach(h);  // the packet goes back to the pool unread: the cell keeps its bytes
+  while (pk::Packet* p = m_qlist[qi].head) {
+    buffer.detach(p->queue_cell);  // the packet goes back to the pool unread: the cell keeps its bytes
     dequeue(qi, *p, true);
     drop(p, why, qi);
   }

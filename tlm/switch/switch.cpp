@@ -65,7 +65,7 @@ Switch::Switch(sc_module_name name, const SwitchConfig& cfg, const RouteLookup& 
   m_links.qm = m_qm;
   buffer.set_links(&m_links);
   for (size_t i = 0; i < n; ++i) m_port_if.push_back(std::make_unique<PortIf>());
-  m_slot = core::ZeroArray<Slot>(cfg.mmu.total_cells);
+  m_qlist.resize(n * 8);
   m_staged.resize(n);
   m_qstats.resize(n * 8);
   m_pgstats.resize(n * 8);

@@ -32,7 +32,8 @@
 // queue manager (tlm/qm: enqueue at admission, dequeue when the scheduler
 // picks a queue or the watchdog flushes one, pfc_tick at a refresh), through
 // qm::QueueManagerIf; the switch keeps the timing, the statistics and the
-// frames themselves (a Slot per queued packet's head cell).
+// frames themselves (per queue a list through its frames, Packet::queue_next,
+// in the queue manager's order: the dequeue's head cell is checked against it).
 //
 // No process wakes per cycle. Four methods run the chip, each on its own
 // event: on_admit (admissions in time order, a heap of ready times),
@@ -326,11 +327,15 @@ class Switch : public sc_core::sc_module, public link::TxReady, public analytics
     bool cut_through;
     bool operator>(const Pending& o) const { return ready_ps != o.ready_ps ? ready_ps > o.ready_ps : seq > o.seq; }
   };
-  // A queued packet, at its head cell (the queue manager holds the lists);
-  // the time it may leave is in the packet (Packet::eligible_ps), so the
-  // per-cell array costs one pointer a cell.
-  struct Slot {
-    packet::Packet* p;
+  // The frames of one egress queue, first to last, linked through
+  // Packet::queue_next, each with its head cell (Packet::queue_cell) and the
+  // time it may leave (Packet::eligible_ps). The queue manager holds the
+  // same packets in the same order as cell chains; a frame costs no
+  // per-cell memory here (an array per cell would be resident for every
+  // cell the buffer ever used).
+  struct QueueList {
+    packet::Packet* head = nullptr;
+    packet::Packet* tail = nullptr;
   };
   // Ingress: the interface behind rx_in[port]. The pipeline acts a fixed
   // number of cycles after arrival, so its MACs hand frames over early (the
@@ -422,7 +427,7 @@ class Switch : public sc_core::sc_module, public link::TxReady, public analytics
   std::unique_ptr<qm::CountingQueueManager> m_counting;
   Links m_links;
   std::vector<std::unique_ptr<PortIf>> m_port_if;
-  core::ZeroArray<Slot> m_slot;              // per head cell (pages touched only where packets were)
+  std::vector<QueueList> m_qlist;            // per queue (port * 8 + queue)
   std::vector<core::Rng> m_wred_rng;         // per queue (port * 8 + queue): its WRED stream
   std::vector<uint32_t> m_wred_word;         // the stream's next word
   std::vector<Staged> m_staged;              // per port

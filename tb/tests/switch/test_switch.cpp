@@ -4,12 +4,15 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <exception>
 #include <cmath>
 #include <memory>
 #include <string>
 
 #include "core/config.h"
 #include "core/time.h"
+#include "qm/queue_manager.h"
 #include "sim/fabric.h"
 #include "sim/scenario.h"
 
@@ -426,4 +429,86 @@ TEST(IngressArbiter, SimultaneousArrivalsShareAnOverloadedQueueEqually) {
   const double share = static_cast<double>(total) / 4;
   for (size_t i = 0; i < got.size(); ++i)
     EXPECT_NEAR(static_cast<double>(got[i]), share, 4 * 1024.0) << "flow " << i << " of 4 (payload 1024 B per frame)";
+}
+
+namespace {
+
+// A queue manager for switch.queue_impl: rtl, here a C++ model behind a
+// wrapper whose dequeue can misreport the cell it took (a faulty RTL).
+class MisreportingQm final : public qm::ForwardingQueueManager {
+ public:
+  MisreportingQm(std::unique_ptr<qm::QueueManager> inner, uint64_t wrong_from)
+      : ForwardingQueueManager(*inner), m_own(std::move(inner)), m_wrong_from(wrong_from) {}
+  qm::EnqueueResult enqueue(const qm::EnqueueOp& op) override { return m_inner.enqueue(op); }
+  qm::DequeueResult dequeue(const qm::DequeueOp& op) override {
+    qm::DequeueResult r = m_inner.dequeue(op);
+    if (++m_dequeues >= m_wrong_from) r.head_cell += 1;
+    return r;
+  }
+  qm::PfcAction pfc_tick(uint16_t port, uint8_t pg) override { return m_inner.pfc_tick(port, pg); }
+  uint64_t dequeues() const { return m_dequeues; }
+
+ private:
+  std::unique_ptr<qm::QueueManager> m_own;
+  uint64_t m_wrong_from;
+  uint64_t m_dequeues = 0;
+};
+
+// Two senders into one receiver, the egress queue backlogged.
+std::string two_to_one_lists() {
+  std::string yaml = lossy_switch(3, "{reserved: 0B, dynamic_th: 0}", "4MiB", "200us");
+  yaml += "flows:\n  - {src: h0, dst: h2, size: 64KiB, messages: 4}\n  - {src: h1, dst: h2, size: 64KiB, messages: 4}\n";
+  return yaml;
+}
+
+sim::RunResult run_with_qm(const std::string& yaml, uint64_t wrong_from, const MisreportingQm** qm_out,
+                           std::unique_ptr<sim::Fabric>& fabric) {
+  auto cfg = core::Config::load_string(yaml, "test.yaml");
+  const sim::Scenario scen = sim::read_scenario(*cfg);
+  fabric = std::make_unique<sim::Fabric>("fabric", scen);
+  sw::Switch& s = *fabric->switches().at(0);
+  auto qm = std::make_unique<MisreportingQm>(std::make_unique<qm::QueueManager>(s.qm_model().config()), wrong_from);
+  *qm_out = qm.get();
+  s.enable_rtl(std::move(qm));
+  return fabric->run();
+}
+
+}  // namespace
+
+// The switch holds its queued frames as lists through the frames (in the
+// queue manager's order, no per-cell array), and checks each dequeue's head
+// cell against the queue's first frame: a queue manager (the RTL) that
+// takes another cell is reported, not answered with the wrong frame. The
+// same wrapper telling the truth runs clean, so the error is the cell's.
+TEST(QueueLists, TheQueueManagersHeadCellIsTheQueuesFirstFrame) {
+  std::unique_ptr<sim::Fabric> fabric;
+  const MisreportingQm* qm = nullptr;
+  const sim::RunResult r = run_with_qm(two_to_one_lists(), UINT64_MAX, &qm, fabric);
+  EXPECT_TRUE(r.conserved);
+  uint64_t got = 0;
+  for (const auto& f : fabric->flows()) got += f.bytes_received;
+  EXPECT_EQ(got, 2u * 4 * 64 * 1024) << "every message delivered through the wrapped queue manager";
+  EXPECT_EQ(qm->dequeues(), 2u * 4 * 64) << "8 messages of 64 KiB in frames of 1024 B of payload (the MTU)";
+}
+
+TEST(QueueLists, ADequeueOfAnotherCellIsAnError) {
+  std::unique_ptr<sim::Fabric> fabric;
+  const MisreportingQm* qm = nullptr;
+  // The error is expected here: SystemC reports it (and throws) without the
+  // test main's handler, which fails the test on any error.
+  const auto quiet = [](const sc_core::sc_report& r, const sc_core::sc_actions& a) {
+    sc_core::sc_report_handler::default_handler(r, a & ~sc_core::SC_DISPLAY);
+  };
+  const sc_core::sc_report_handler_proc before = sc_core::sc_report_handler::set_handler(quiet);
+  std::string what;
+  try {
+    run_with_qm(two_to_one_lists(), 10, &qm, fabric);
+  } catch (const std::exception& e) {
+    what = e.what();
+  }
+  sc_core::sc_report_handler::set_handler(before);
+  EXPECT_NE(what.find("the queue manager dequeued cell"), std::string::npos) << "error: '" << what << "'";
+  EXPECT_NE(what.find("the queue's first frame is at cell"), std::string::npos) << what;
+  ASSERT_NE(qm, nullptr);
+  EXPECT_EQ(qm->dequeues(), 10u) << "stopped at the first misreported dequeue";
 }
