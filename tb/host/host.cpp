@@ -726,19 +726,19 @@ void Host::on_ack(const pk::Meta& m) {
 }
 
 void Host::on_cm(const pk::Meta& m) {
-  const uint32_t fid = (m.cm_local_comm_id - 1) / 2;
-  if (m.cm_attr_id == pk::cm::kReq) {
+  const uint32_t fid = (m.cm.local_comm_id - 1) / 2;
+  if (m.cm.attr_id == pk::cm::kReq) {
     // Receiver side: find the flow by the sender's QP and address, answer REP.
     const auto it = m_recv_by_flow.find(fid);
     if (it == m_recv_by_flow.end()) return;
     RecvState& st = m_recv[it->second];
-    if (st.peer_ip != m.src_ip || st.rec->src_qp != m.cm_local_qpn) return;
+    if (st.peer_ip != m.src_ip || st.rec->src_qp != m.cm.local_qpn) return;
     st.rx.on_req();
     send_cm(pk::cm::kRep, *st.rec, st.peer_ip, st.peer_mac, false, st.port);
     return;
   }
-  if (m.cm_attr_id == pk::cm::kRep) {
-    const auto it = m_send_by_flow.find((m.cm_remote_comm_id - 1) / 2);
+  if (m.cm.attr_id == pk::cm::kRep) {
+    const auto it = m_send_by_flow.find((m.cm.remote_comm_id - 1) / 2);
     if (it == m_send_by_flow.end()) return;
     SendState& s = m_send[it->second];
     if (!s.qp.on_rep()) return;  // a duplicate
@@ -747,7 +747,7 @@ void Host::on_cm(const pk::Meta& m) {
     port_mac(s.port).kick();
     return;
   }
-  if (m.cm_attr_id == pk::cm::kRtu) {
+  if (m.cm.attr_id == pk::cm::kRtu) {
     const auto it = m_recv_by_flow.find(fid);
     if (it != m_recv_by_flow.end() && m_recv[it->second].peer_ip == m.src_ip) m_recv[it->second].rx.on_rtu();
   }

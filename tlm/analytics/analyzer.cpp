@@ -210,7 +210,7 @@ bool Analyzer::selects(const pk::Meta& m, uint32_t port) const {
       return true;
     // The return-direction rule installed with r.
     if (in_prefix(m.src_ip, r.dst_ip, r.dst_len) && in_prefix(m.dst_ip, r.src_ip, r.src_len) &&
-        (!r.has_qp || !cm || m.cm_attr_id != pk::cm::kRep || m.cm_local_qpn == r.qp))
+        (!r.has_qp || !cm || m.cm.attr_id != pk::cm::kRep || m.cm.local_qpn == r.qp))
       return true;
   }
   return false;
@@ -296,12 +296,12 @@ void Analyzer::tap(const pk::Meta& m, uint32_t port, uint64_t now_ps, bool parse
 }
 
 void Analyzer::on_cm(const pk::Meta& m, uint64_t t, bool from_peer) {
-  switch (m.cm_attr_id) {
+  switch (m.cm.attr_id) {
     case pk::cm::kReq: {
-      const Key3 k{m.src_ip, m.dst_ip, m.cm_local_comm_id};  // client, server, client's comm id
+      const Key3 k{m.src_ip, m.dst_ip, m.cm.local_comm_id};  // client, server, client's comm id
       if (const uint32_t* pi = m_pending_index.find(k)) {  // a repeated REQ
         Pending& pe = m_pending[*pi];
-        if (pe.flow < 0) pe.client_qp = m.cm_local_qpn, pe.t_ps = t;
+        if (pe.flow < 0) pe.client_qp = m.cm.local_qpn, pe.t_ps = t;
         return;
       }
       if (m_pending_free.empty()) {
@@ -310,13 +310,13 @@ void Analyzer::on_cm(const pk::Meta& m, uint64_t t, bool from_peer) {
       }
       const uint32_t pi = m_pending_free.back();
       m_pending_free.pop_back();
-      m_pending[pi] = Pending{true, m.src_ip, m.dst_ip, m.cm_local_comm_id, m.cm_local_qpn, t, -1};
+      m_pending[pi] = Pending{true, m.src_ip, m.dst_ip, m.cm.local_comm_id, m.cm.local_qpn, t, -1};
       m_pending_index.insert(k, pi);
       ++m_pending_used;
       return;
     }
     case pk::cm::kRep: {
-      const Key3 pk_key{m.dst_ip, m.src_ip, m.cm_remote_comm_id};
+      const Key3 pk_key{m.dst_ip, m.src_ip, m.cm.remote_comm_id};
       const uint32_t* pip = m_pending_index.find(pk_key);
       if (!pip) {
         // M-LAG: the REQ may have crossed the other member; a REP from the
@@ -328,7 +328,7 @@ void Analyzer::on_cm(const pk::Meta& m, uint64_t t, bool from_peer) {
       }
       const uint32_t pi = *pip;
       Pending& pe = m_pending[pi];
-      const uint32_t server = m.src_ip, client = m.dst_ip, cqp = pe.client_qp, sqp = m.cm_local_qpn;
+      const uint32_t server = m.src_ip, client = m.dst_ip, cqp = pe.client_qp, sqp = m.cm.local_qpn;
       if (find_flow(server, client, cqp, sqp) >= 0) {
         ++m_stats.setups_duplicate;
         return;
@@ -351,7 +351,7 @@ void Analyzer::on_cm(const pk::Meta& m, uint64_t t, bool from_peer) {
       return;
     }
     case pk::cm::kRtu: {
-      const Key3 k{m.src_ip, m.dst_ip, m.cm_local_comm_id};
+      const Key3 k{m.src_ip, m.dst_ip, m.cm.local_comm_id};
       const uint32_t* pip = m_pending_index.find(k);
       if (!pip || m_pending[*pip].flow < 0) {
         ++m_stats.rtu_without_rep;
@@ -493,7 +493,7 @@ void Analyzer::on_sync(const uint8_t* b, size_t len, uint64_t now_ps) {
   }
   const pk::Meta& m = m_sync_meta;
   if (kind == uint8_t(SyncKind::rep)) {
-    if (m.kind != pk::FrameKind::cm || m.cm_attr_id != pk::cm::kRep) {
+    if (m.kind != pk::FrameKind::cm || m.cm.attr_id != pk::cm::kRep) {
       ++m_stats.sync_bad;
       return;
     }

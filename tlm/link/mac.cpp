@@ -160,7 +160,7 @@ bool Mac::accept(packet::Packet& p, uint64_t arrive_ps) {
     // MAC control: consumed here, never handed up (802.1Qbb).
     ++m_stats.pause_rx;
     if (m_cfg.honor_pause) {
-      m_pause.on_frame(arrive_ps, p.meta.pfc_class_enable, p.meta.pfc_timers);
+      m_pause.on_frame(arrive_ps, p.meta.pfc.class_enable, p.meta.pfc.timers);
       schedule_pause_change();
     }
     m_ledger.deliver(&p);

@@ -146,7 +146,7 @@ void build_roce(Packet& p, const EthSpec& eth, const Ipv4Spec& ip, uint16_t udp_
       put64(r, reth->va);
       put32(r + 8, reth->rkey);
       put32(r + 12, reth->dma_len);
-      m.reth_va = reth->va, m.reth_rkey = reth->rkey, m.reth_dma_len = reth->dma_len;
+      m.reth.va = reth->va, m.reth.rkey = reth->rkey, m.reth.dma_len = reth->dma_len;
     }
   }
   if (L.aeth != kNone) {
@@ -264,11 +264,11 @@ void build_pfc(Packet& p, Mac src, uint16_t class_enable, const uint16_t timers[
   for (int i = 0; i < 8; ++i) {
     const uint16_t t = timers ? timers[i] : 0;
     put16(h + o + 4 + 2 * i, t);
-    m.pfc_timers[i] = t;
+    m.pfc.timers[i] = t;
   }
   p.hdr_len = uint16_t(o + 20);
   m.kind = FrameKind::pfc;
-  m.pfc_class_enable = class_enable;
+  m.pfc.class_enable = class_enable;
   finalize(p);
 }
 

@@ -43,8 +43,8 @@ const char* frame_kind_name(FrameKind k) {
 }
 
 bool operator==(const Meta& a, const Meta& b) {
-  for (int i = 0; i < 8; ++i)
-    if (a.pfc_timers[i] != b.pfc_timers[i]) return false;
+  for (int i = 0; i < 4; ++i)
+    if (a.ext_words[i] != b.ext_words[i]) return false;  // RETH, CM or PFC fields
   return a.kind == b.kind && a.dst_mac == b.dst_mac && a.src_mac == b.src_mac && a.has_vlan == b.has_vlan &&
          a.pcp == b.pcp && a.vid == b.vid && a.ethertype == b.ethertype && a.src_ip == b.src_ip &&
          a.dst_ip == b.dst_ip && a.dscp == b.dscp && a.ecn == b.ecn && a.ttl == b.ttl && a.proto == b.proto &&
@@ -52,11 +52,7 @@ bool operator==(const Meta& a, const Meta& b) {
          a.se == b.se && a.mig == b.mig && a.ackreq == b.ackreq && a.fecn == b.fecn && a.becn == b.becn &&
          a.pad_count == b.pad_count && a.pkey == b.pkey && a.dest_qp == b.dest_qp && a.psn == b.psn &&
          a.has_aeth == b.has_aeth && a.aeth_syndrome == b.aeth_syndrome && a.aeth_msn == b.aeth_msn &&
-         a.has_reth == b.has_reth && a.reth_va == b.reth_va && a.reth_rkey == b.reth_rkey &&
-         a.reth_dma_len == b.reth_dma_len && a.cm_attr_id == b.cm_attr_id && a.cm_tid == b.cm_tid &&
-         a.cm_local_comm_id == b.cm_local_comm_id && a.cm_remote_comm_id == b.cm_remote_comm_id &&
-         a.cm_local_qpn == b.cm_local_qpn && a.cm_starting_psn == b.cm_starting_psn &&
-         a.pfc_class_enable == b.pfc_class_enable && a.l3_offset == b.l3_offset && a.l4_offset == b.l4_offset &&
+         a.has_reth == b.has_reth && a.l3_offset == b.l3_offset && a.l4_offset == b.l4_offset &&
          a.bth_offset == b.bth_offset && a.l4_payload_len == b.l4_payload_len;
 }
 

@@ -13,24 +13,24 @@ namespace wire {
 void read_cm_mad(const uint8_t* mad, Meta& m) {
   // Attribute ids beyond those in packet.h, same comm-id layout (IBTA Vol 1 ch 12.6).
   constexpr uint16_t kMra = 0x0011, kLap = 0x0019, kApr = 0x001a;
-  m.cm_tid = get64(mad + 8);
-  m.cm_attr_id = get16(mad + 16);
+  m.cm.tid = get64(mad + 8);
+  m.cm.attr_id = get16(mad + 16);
   const uint8_t* d = mad + kMadHdr;
-  switch (m.cm_attr_id) {
+  switch (m.cm.attr_id) {
     case cm::kReq:  // LocalCommID@0, LocalQPN(24)@32, StartingPSN(24)@44
-      m.cm_local_comm_id = get32(d);
-      m.cm_local_qpn = get24(d + 32);
-      m.cm_starting_psn = get24(d + 44);
+      m.cm.local_comm_id = get32(d);
+      m.cm.local_qpn = get24(d + 32);
+      m.cm.starting_psn = get24(d + 44);
       break;
     case cm::kRep:  // LocalCommID@0, RemoteCommID@4, LocalQPN(24)@12, StartingPSN(24)@20
-      m.cm_local_comm_id = get32(d);
-      m.cm_remote_comm_id = get32(d + 4);
-      m.cm_local_qpn = get24(d + 12);
-      m.cm_starting_psn = get24(d + 20);
+      m.cm.local_comm_id = get32(d);
+      m.cm.remote_comm_id = get32(d + 4);
+      m.cm.local_qpn = get24(d + 12);
+      m.cm.starting_psn = get24(d + 20);
       break;
     case cm::kRej: case cm::kRtu: case cm::kDreq: case cm::kDrep: case kMra: case kLap: case kApr:
-      m.cm_local_comm_id = get32(d);
-      m.cm_remote_comm_id = get32(d + 4);
+      m.cm.local_comm_id = get32(d);
+      m.cm.remote_comm_id = get32(d + 4);
       break;
     default:
       break;
@@ -78,8 +78,8 @@ DropReason parse_frame(const Frame& f, Meta& m) {
     if (f.real < o + 2) return DropReason::truncated;
     if (get16(b + o) != kPfcOpcode) return DropReason::bad_mac_control;
     if (f.real < o + 20) return DropReason::truncated;
-    m.pfc_class_enable = get16(b + o + 2);
-    for (int i = 0; i < 8; ++i) m.pfc_timers[i] = get16(b + o + 4 + 2 * i);
+    m.pfc.class_enable = get16(b + o + 2);
+    for (int i = 0; i < 8; ++i) m.pfc.timers[i] = get16(b + o + 4 + 2 * i);
     m.kind = FrameKind::pfc;
     return DropReason::none;
   }
@@ -151,9 +151,9 @@ DropReason parse_frame(const Frame& f, Meta& m) {
   if (L.reth != kNone) {  // RETH (IBTA Vol 1 ch 9.3.3)
     const uint8_t* r = b + ext + L.reth;
     m.has_reth = true;
-    m.reth_va = get64(r);
-    m.reth_rkey = get32(r + 8);
-    m.reth_dma_len = get32(r + 12);
+    m.reth.va = get64(r);
+    m.reth.rkey = get32(r + 8);
+    m.reth.dma_len = get32(r + 12);
   }
   if (L.aeth != kNone) {  // AETH (IBTA Vol 1 ch 9.3.5)
     const uint8_t* a = b + ext + L.aeth;

@@ -54,7 +54,6 @@
 #include "analytics/analyzer.h"
 #include "buffer/buffer.h"
 #include "core/ring.h"
-#include "core/zero_array.h"
 #include "core/time.h"
 #include "ecmp/ecmp.h"
 #include "link/ledger.h"

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <vector>
 
 #include "packet/build.h"
@@ -270,9 +271,9 @@ TEST(Opcodes, EveryClassRoundTripsThroughParse) {
     EXPECT_EQ(p.meta.has_reth, c.reth);
     EXPECT_EQ(p.meta.has_aeth, c.aeth);
     if (c.reth) {
-      EXPECT_EQ(p.meta.reth_va, r.va);
-      EXPECT_EQ(p.meta.reth_rkey, r.rkey);
-      EXPECT_EQ(p.meta.reth_dma_len, r.dma_len);
+      EXPECT_EQ(p.meta.reth.va, r.va);
+      EXPECT_EQ(p.meta.reth.rkey, r.rkey);
+      EXPECT_EQ(p.meta.reth.dma_len, r.dma_len);
       const uint8_t* x = p.hdr + 58;  // RETH follows the BTH directly
       EXPECT_EQ(x[7], uint8_t(r.va));
       EXPECT_EQ(x[15], uint8_t(r.dma_len));
@@ -344,12 +345,12 @@ TEST(Cm, ReqRepRtuAndOthersRoundTrip) {
     ASSERT_EQ(parse(p), DropReason::none);
     EXPECT_EQ(p.meta, built);
     EXPECT_EQ(p.meta.kind, FrameKind::cm);
-    EXPECT_EQ(p.meta.cm_attr_id, c.attr);
-    EXPECT_EQ(p.meta.cm_tid, s.tid);
-    EXPECT_EQ(p.meta.cm_local_comm_id, s.local_comm_id);
-    EXPECT_EQ(p.meta.cm_remote_comm_id, c.has_remote ? s.remote_comm_id : 0u);
-    EXPECT_EQ(p.meta.cm_local_qpn, c.has_qpn ? s.local_qpn : 0u);
-    EXPECT_EQ(p.meta.cm_starting_psn, c.has_qpn ? s.starting_psn : 0u);
+    EXPECT_EQ(p.meta.cm.attr_id, c.attr);
+    EXPECT_EQ(p.meta.cm.tid, s.tid);
+    EXPECT_EQ(p.meta.cm.local_comm_id, s.local_comm_id);
+    EXPECT_EQ(p.meta.cm.remote_comm_id, c.has_remote ? s.remote_comm_id : 0u);
+    EXPECT_EQ(p.meta.cm.local_qpn, c.has_qpn ? s.local_qpn : 0u);
+    EXPECT_EQ(p.meta.cm.starting_psn, c.has_qpn ? s.starting_psn : 0u);
     EXPECT_EQ(p.meta.l4_payload_len, 256u);
     EXPECT_EQ(p.meta.dest_qp, 1u);
     EXPECT_EQ(p.meta.pcp, 6);
@@ -384,8 +385,8 @@ TEST(Pfc, ClassEnableAndTimersRoundTrip) {
   ASSERT_EQ(parse(p), DropReason::none);
   EXPECT_EQ(p.meta, built);
   EXPECT_EQ(p.meta.kind, FrameKind::pfc);
-  EXPECT_EQ(p.meta.pfc_class_enable, 0x00b6);
-  for (int i = 0; i < 8; ++i) EXPECT_EQ(p.meta.pfc_timers[i], t[i]) << i;
+  EXPECT_EQ(p.meta.pfc.class_enable, 0x00b6);
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(p.meta.pfc.timers[i], t[i]) << i;
   EXPECT_EQ(p.meta.dst_mac, 0x0180c2000001ull);
   Meta m;
   ASSERT_EQ(parse_bytes(f.data(), f.size(), m), DropReason::none);
@@ -442,6 +443,32 @@ TEST(Finalize, RecomputesAfterHeaderEdit) {
   const auto f = materialize(p);
   EXPECT_EQ(test::ref_icrc(f.data() + 14, p.meta.ip_total_len),
             uint32_t(p.trailer[0] | p.trailer[1] << 8 | p.trailer[2] << 16 | uint32_t(p.trailer[3]) << 24));
+}
+
+// The RETH, CM and PFC fields share their bytes in Meta (a frame has at most
+// one of them): a cleared Meta reads zero in every one, and equality sees a
+// change to any one field of any of them.
+TEST(MetaShared, ClearedAndComparedFieldByField) {
+  const Meta z{};
+  EXPECT_EQ(z.reth.va, 0u);
+  EXPECT_EQ(z.cm.attr_id, 0u);
+  EXPECT_EQ(z.cm.starting_psn, 0u);
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(z.pfc.timers[i], 0u) << i;
+  std::vector<std::function<void(Meta&)>> changes = {
+      [](Meta& m) { m.reth.va = 1ull << 63; },       [](Meta& m) { m.reth.rkey = 1; },
+      [](Meta& m) { m.reth.dma_len = 0x80000000u; }, [](Meta& m) { m.cm.tid = 2; },
+      [](Meta& m) { m.cm.local_comm_id = 3; },       [](Meta& m) { m.cm.remote_comm_id = 4; },
+      [](Meta& m) { m.cm.local_qpn = 5; },           [](Meta& m) { m.cm.starting_psn = 6; },
+      [](Meta& m) { m.cm.attr_id = cm::kRtu; }, [](Meta& m) { m.pfc.class_enable = 0x80; },
+  };
+  for (int i = 0; i < 8; ++i) changes.push_back([i](Meta& m) { m.pfc.timers[i] = 0xffff; });
+  for (size_t k = 0; k < changes.size(); ++k) {
+    Meta m{};
+    changes[k](m);
+    EXPECT_FALSE(m == z) << "change " << k;
+    Meta c = m;  // a copy carries the shared bytes
+    EXPECT_TRUE(c == m) << "change " << k;
+  }
 }
 
 }  // namespace
