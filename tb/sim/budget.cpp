@@ -25,7 +25,7 @@ constexpr double kPerSwitch = 36.0 * 1024;        // pipeline, MMU, scheduler st
 // each), counted with the traffic (the switch keeps its queued frames in
 // lists through the frames, nothing per cell).
 constexpr double kPerUsedCell = 4.0 + 4.0;
-constexpr double kPerSwitchPort = 18.5 * 1024;    // MAC, queues, ECN, shapers, half a link (refitted with the event calendar, December 2026)
+constexpr double kPerSwitchPort = 17.0 * 1024;    // MAC, queues, ECN, shapers, half a link (refitted 7 December 2026: pause rings allocated at first use)
 // queues.csv keeps the last sample of every switch queue (8 per port: deq bytes, ECN counters).
 constexpr double kPerPortSeries = 8.0 * 56;
 // A route: the topology's entry (twice: the scenario and the fabric's copy)
