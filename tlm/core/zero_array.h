@@ -2,7 +2,8 @@
 // zero bits and whose pages become resident only where written: the LIFO
 // free list keeps reusing the same cells, so an array with an element per
 // buffer cell costs resident memory only for the cells in use. Used for
-// per-cell state the chip keeps (packet descriptors at head cells).
+// per-cell state the chip keeps (the queue manager's next-cell pointers, the
+// packet buffer's block index).
 //
 // An array of kMapBytes or more is an anonymous private mapping of its own,
 // whose pages the kernel hands out zero on first touch, whatever the

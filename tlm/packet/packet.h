@@ -138,7 +138,8 @@ struct Meta {
 static_assert(sizeof(Meta::Cm) <= sizeof(Meta::ext_words) && sizeof(Meta::Pfc) <= sizeof(Meta::ext_words) &&
                   sizeof(Meta::Reth) <= sizeof(Meta::ext_words),
               "the kind-specific fields fit the shared words");
-// Field-by-field equality (tests compare builder meta with parser meta).
+// Field-by-field equality, the shared RETH/CM/PFC bytes compared as words
+// (tests compare builder meta with parser meta).
 bool operator==(const Meta& a, const Meta& b);
 inline bool operator!=(const Meta& a, const Meta& b) { return !(a == b); }
 

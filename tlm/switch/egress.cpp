@@ -125,10 +125,7 @@ qm::DequeueResult Switch::dequeue(uint32_t qi, pk::Packet& p, bool discard) {
   const qm::DequeueResult rel = m_qm->dequeue(op);
   // The queue manager's head is the list's: the frame leaves the list.
   QueueList& ql = m_qlist[qi];
-  if (ql.head != &p || rel.head_cell != p.queue_cell)
-    throw std::logic_error("switch: the queue manager dequeued cell " + std::to_string(rel.head_cell) + " of queue " +
-                           std::to_string(qi % 8) + " of port " + std::to_string(qi / 8) + ", the queue's first frame is at cell " +
-                           std::to_string(ql.head ? ql.head->queue_cell : qm::kNoCell));
+  if (ql.head != &p || rel.head_cell != p.queue_cell) fail_queue_order(qi, rel.head_cell);
   ql.head = p.queue_next;
   if (!ql.head) ql.tail = nullptr;
   p.queue_next = nullptr;
@@ -154,6 +151,13 @@ qm::DequeueResult Switch::dequeue(uint32_t qi, pk::Packet& p, bool discard) {
   if (m_trace) trace_op(qi, rel.ecn.mark, rel.charge);
   pfc_action(rel.charge.in_port, rel.charge.pg, rel.pfc);
   return rel;
+}
+
+void Switch::fail_queue_order(uint32_t qi, uint32_t dequeued_cell) const {
+  const pk::Packet* first = m_qlist[qi].head;
+  throw std::logic_error("switch: the queue manager dequeued cell " + std::to_string(dequeued_cell) + " of queue " +
+                         std::to_string(qi % 8) + " of port " + std::to_string(qi / 8) +
+                         ", the queue's first frame is at cell " + std::to_string(first ? first->queue_cell : qm::kNoCell));
 }
 
 uint8_t Switch::queues_of(uint8_t prios) const {

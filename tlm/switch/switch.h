@@ -369,6 +369,9 @@ class Switch : public sc_core::sc_module, public link::TxReady, public analytics
   // dequeue at now, with the ECN mark it made (switch.cpp). Out of line and
   // cold: the hot path keeps one branch.
   [[gnu::cold, gnu::noinline]] void trace_op(uint32_t qi, bool marked, const mmu::Charge& c);
+  // A dequeue whose head cell is not the queue's first frame's (dequeue()):
+  // throws, naming both cells. Cold, as the message is built only then.
+  [[noreturn, gnu::cold, gnu::noinline]] void fail_queue_order(uint32_t qi, uint32_t dequeued_cell) const;
   // PFC: the queue manager's XOFF/XON transition of (port, pg), if any.
   void pfc_action(uint32_t port, uint8_t pg, qm::PfcAction a);
   void send_pause(uint32_t port, uint8_t pg, bool xoff, bool refresh = false);
