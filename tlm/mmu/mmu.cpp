@@ -68,24 +68,20 @@ Mmu::Mmu(const Config& config) : m_config(config) {
     throw std::invalid_argument(msg);
   }
   const size_t nports = config.ports.size();
-  m_pg_param.resize(nports * kPgsPerPort);
-  m_q_param.resize(nports * kQueuesPerPort);
-  m_pg.resize(m_pg_param.size());
-  m_q.resize(m_q_param.size());
-  m_pg_ctr.resize(m_pg_param.size());
-  m_q_ctr.resize(m_q_param.size());
+  m_pg.resize(nports * kPgsPerPort);
+  m_q.resize(nports * kQueuesPerPort);
   for (size_t port = 0; port < nports; ++port) {
     for (unsigned g = 0; g < kPgsPerPort; ++g) {
       const PgProfile& p = config.ports[port].pgs[g];
       const auto r = resolve_limit(config, p);
-      PgParam& pp = m_pg_param[port * kPgsPerPort + g];
+      PgRec& pp = m_pg[port * kPgsPerPort + g];
       pp.lim = Limit{r.reserve, r.static_cells, r.pool, r.dynamic, r.shift};
-      pp.headroom = p.headroom_cells;
+      pp.headroom_limit = p.headroom_cells;
       pp.lossless = p.lossless;
     }
     for (unsigned q = 0; q < kQueuesPerPort; ++q) {
       const auto r = resolve_limit(config, config.ports[port].queues[q]);
-      m_q_param[port * kQueuesPerPort + q] = Limit{r.reserve, r.static_cells, r.pool, r.dynamic, r.shift};
+      m_q[port * kQueuesPerPort + q].lim = Limit{r.reserve, r.static_cells, r.pool, r.dynamic, r.shift};
     }
   }
   m_pools.resize(config.pools.size());
@@ -123,13 +119,44 @@ void Mmu::fail_indices(uint16_t in_port, uint8_t pg, uint16_t out_port, uint8_t 
 }
 
 PgState Mmu::make_pg_state(size_t gi) const {
-  const PgAcct& a = m_pg[gi];
-  return PgState{a.reserved, a.shared, a.headroom, threshold(m_pg_param[gi].lim)};
+  const PgRec& a = m_pg[gi];
+  return PgState{a.reserved, a.shared, a.headroom, threshold(a.lim)};
 }
 
 QueueState Mmu::make_q_state(size_t qi) const {
-  const QAcct& a = m_q[qi];
-  return QueueState{a.reserved, a.shared, threshold(m_q_param[qi])};
+  const QRec& a = m_q[qi];
+  return QueueState{a.reserved, a.shared, threshold(a.lim)};
+}
+
+PgCounters Mmu::pg_counters(uint16_t port, uint8_t pg) const {
+  const size_t gi = pg_index(port, pg);
+  const PgRec& a = m_pg.at(gi);
+  PgCounters c;
+  c.admitted_packets = a.admitted_packets;
+  c.admitted_cells = a.admitted_cells;
+  c.released_packets = a.released_packets;
+  c.released_cells = a.released_cells;
+  c.headroom_packets = a.headroom_packets;
+  c.headroom_cells = a.headroom_cells;
+  c.peak_cells = a.peak_cells;
+  c.peak_shared = a.peak_shared;
+  c.peak_headroom = a.peak_headroom;
+  if (!m_pg_drops.empty()) c.dropped = m_pg_drops[gi];
+  return c;
+}
+
+QueueCounters Mmu::queue_counters(uint16_t port, uint8_t queue) const {
+  const size_t qi = q_index(port, queue);
+  const QRec& a = m_q.at(qi);
+  QueueCounters c;
+  c.admitted_packets = a.admitted_packets;
+  c.admitted_cells = a.admitted_cells;
+  c.released_packets = a.released_packets;
+  c.released_cells = a.released_cells;
+  c.peak_cells = a.peak_cells;
+  c.peak_shared = a.peak_shared;
+  if (!m_q_drops.empty()) c.dropped = m_q_drops[qi];
+  return c;
 }
 
 PgState Mmu::pg_state(uint16_t port, uint8_t pg) const { return make_pg_state(pg_index(port, pg)); }
@@ -140,25 +167,24 @@ AdmitResult Mmu::admit(const AdmitOp& op) {
   check_indices(op.in_port, op.pg, op.out_port, op.queue, op.cells, "admit");
   const size_t gi = pg_index(op.in_port, op.pg);
   const size_t qi = q_index(op.out_port, op.queue);
-  const PgParam& gp = m_pg_param[gi];
-  const Limit& ql = m_q_param[qi];
-  PgAcct& ga = m_pg[gi];
-  QAcct& qa = m_q[qi];
+  const PgRec& ga = m_pg[gi];
+  const QRec& qa = m_q[qi];
+  const Limit& ql = qa.lim;
   const uint32_t c = op.cells;
 
-  const bool lossless = op.lossless && gp.lossless;
+  const bool lossless = op.lossless && ga.lossless;
 
   // Ingress: reserve first (the invariant keeps reserved <= reserve).
   Verdict v = Verdict::admit;
-  const uint32_t in_r = std::min(c, gp.lim.reserve - ga.reserved);
+  const uint32_t in_r = std::min(c, ga.lim.reserve - ga.reserved);
   const uint32_t in_rest = c - in_r;
   uint32_t in_s = 0, hr = 0;
   if (in_rest > 0) {
-    const Verdict sv = shared_check(gp.lim, ga.shared, in_rest, Verdict::drop_ingress_limit);
+    const Verdict sv = shared_check(ga.lim, ga.shared, in_rest, Verdict::drop_ingress_limit);
     if (sv == Verdict::admit) {
       in_s = in_rest;
     } else if (lossless) {
-      const bool fits_pg = uint64_t(ga.headroom) + in_rest <= gp.headroom;
+      const bool fits_pg = uint64_t(ga.headroom) + in_rest <= ga.headroom_limit;
       const bool fits_pool = !m_shared_hdrm || uint64_t(m_hdrm_used) + in_rest <= m_hdrm_size;
       if (fits_pg && fits_pool) {
         hr = in_rest;
@@ -179,7 +205,7 @@ AdmitResult Mmu::admit(const AdmitOp& op) {
   }
 
   Charge ch;
-  set_route(ch, op, gp.lim.pool, ql.pool);
+  set_route(ch, op, ga.lim.pool, ql.pool);
   if (v == Verdict::admit) {
     ch.in_reserved = in_r;
     ch.in_shared = in_s;
@@ -195,7 +221,7 @@ AdmitResult Mmu::book(const AdmitOp& op, Verdict v, const Charge& charge) {
   if (static_cast<size_t>(v) >= kVerdicts) throw std::invalid_argument("mmu: book: no such verdict");
   const size_t gi = pg_index(op.in_port, op.pg);
   const size_t qi = q_index(op.out_port, op.queue);
-  const bool lossless = op.lossless && m_pg_param[gi].lossless;
+  const bool lossless = op.lossless && m_pg[gi].lossless;
   if (v == Verdict::admit &&
       (charge.cells() != op.cells || uint64_t(charge.eg_reserved) + charge.eg_shared != op.cells)) {
     std::ostringstream m;
@@ -205,29 +231,31 @@ AdmitResult Mmu::book(const AdmitOp& op, Verdict v, const Charge& charge) {
   }
   // The decision's buckets (none on a drop), routed by the op and this MMU's pools.
   Charge ch = v == Verdict::admit ? charge : Charge{};
-  set_route(ch, op, m_pg_param[gi].lim.pool, m_q_param[qi].pool);
+  set_route(ch, op, m_pg[gi].lim.pool, m_q[qi].lim.pool);
   return commit(gi, qi, op.cells, lossless, v, ch);
 }
 
 AdmitResult Mmu::commit(size_t gi, size_t qi, uint32_t c, bool lossless, Verdict v, const Charge& ch) {
-  const PgParam& gp = m_pg_param[gi];
-  const Limit& ql = m_q_param[qi];
-  PgAcct& ga = m_pg[gi];
-  QAcct& qa = m_q[qi];
+  PgRec& ga = m_pg[gi];
+  QRec& qa = m_q[qi];
   AdmitResult res;
   res.lossless = lossless;
   res.charge = ch;
   const uint32_t in_r = ch.in_reserved, in_s = ch.in_shared, hr = ch.headroom;
   const uint32_t eg_r = ch.eg_reserved, eg_s = ch.eg_shared;
-  PgCounters& gc = m_pg_ctr[gi];
-  QueueCounters& qc = m_q_ctr[qi];
   if (v != Verdict::admit) {
     const size_t k = static_cast<size_t>(v);
     res.verdict = v;
-    ++gc.dropped.packets[k];
-    gc.dropped.cells[k] += c;
-    ++qc.dropped.packets[k];
-    qc.dropped.cells[k] += c;
+    if (m_pg_drops.empty()) {  // the first drop: the drop counters now exist
+      m_pg_drops.resize(m_pg.size());
+      m_q_drops.resize(m_q.size());
+    }
+    DropCounters& gc = m_pg_drops[gi];
+    DropCounters& qc = m_q_drops[qi];
+    ++gc.packets[k];
+    gc.cells[k] += c;
+    ++qc.packets[k];
+    qc.cells[k] += c;
     ++m_drops.packets[k];
     m_drops.cells[k] += c;
     res.pg = make_pg_state(gi);
@@ -241,10 +269,10 @@ AdmitResult Mmu::commit(size_t gi, size_t qi, uint32_t c, bool lossless, Verdict
   ga.headroom += hr;
   qa.reserved += eg_r;
   qa.shared += eg_s;
-  PoolState& ip = m_pools[gp.lim.pool];
+  PoolState& ip = m_pools[ga.lim.pool];
   ip.used += in_s;
   raise_peak(ip.peak, ip.used);
-  PoolState& ep = m_pools[ql.pool];
+  PoolState& ep = m_pools[qa.lim.pool];
   ep.used += eg_s;
   raise_peak(ep.peak, ep.used);
   if (m_shared_hdrm && hr > 0) {
@@ -255,19 +283,19 @@ AdmitResult Mmu::commit(size_t gi, size_t qi, uint32_t c, bool lossless, Verdict
   raise_peak(m_total_peak, m_total_used);
   ++m_admitted_packets;
 
-  ++gc.admitted_packets;
-  gc.admitted_cells += c;
-  raise_peak(gc.peak_cells, ga.reserved + ga.shared + ga.headroom);
-  raise_peak(gc.peak_shared, ga.shared);
+  ++ga.admitted_packets;
+  ga.admitted_cells += c;
+  raise_peak(ga.peak_cells, ga.reserved + ga.shared + ga.headroom);
+  raise_peak(ga.peak_shared, ga.shared);
   if (hr > 0) {
-    ++gc.headroom_packets;
-    gc.headroom_cells += hr;
-    raise_peak(gc.peak_headroom, ga.headroom);
+    ++ga.headroom_packets;
+    ga.headroom_cells += hr;
+    raise_peak(ga.peak_headroom, ga.headroom);
   }
-  ++qc.admitted_packets;
-  qc.admitted_cells += c;
-  raise_peak(qc.peak_cells, qa.reserved + qa.shared);
-  raise_peak(qc.peak_shared, qa.shared);
+  ++qa.admitted_packets;
+  qa.admitted_cells += c;
+  raise_peak(qa.peak_cells, qa.reserved + qa.shared);
+  raise_peak(qa.peak_shared, qa.shared);
 
   res.in_headroom = hr > 0;
   res.pg = make_pg_state(gi);
@@ -279,8 +307,8 @@ ReleaseResult Mmu::release(const ReleaseOp& op) {
   check_indices(op.in_port, op.pg, op.out_port, op.queue, op.cells, "release");
   const size_t gi = pg_index(op.in_port, op.pg);
   const size_t qi = q_index(op.out_port, op.queue);
-  PgAcct& ga = m_pg[gi];
-  QAcct& qa = m_q[qi];
+  PgRec& ga = m_pg[gi];
+  QRec& qa = m_q[qi];
   const uint32_t c = op.cells;
   const uint32_t pg_total = ga.reserved + ga.shared + ga.headroom;
   const uint32_t q_total = qa.reserved + qa.shared;
@@ -291,9 +319,6 @@ ReleaseResult Mmu::release(const ReleaseOp& op) {
       << "): more than was admitted";
     throw std::invalid_argument(m.str());
   }
-  const PgParam& gp = m_pg_param[gi];
-  const Limit& ql = m_q_param[qi];
-
   // Reverse of the fill order: headroom, shared, reserve; queue shared, reserve.
   const uint32_t hr = std::min(c, ga.headroom);
   const uint32_t in_s = std::min(c - hr, ga.shared);
@@ -305,22 +330,20 @@ ReleaseResult Mmu::release(const ReleaseOp& op) {
   ga.reserved -= in_r;
   qa.shared -= eg_s;
   qa.reserved -= eg_r;
-  m_pools[gp.lim.pool].used -= in_s;
-  m_pools[ql.pool].used -= eg_s;
+  m_pools[ga.lim.pool].used -= in_s;
+  m_pools[qa.lim.pool].used -= eg_s;
   if (m_shared_hdrm) m_hdrm_used -= hr;
   m_total_used -= c;
   ++m_released_packets;
 
-  PgCounters& gc = m_pg_ctr[gi];
-  ++gc.released_packets;
-  gc.released_cells += c;
-  QueueCounters& qc = m_q_ctr[qi];
-  ++qc.released_packets;
-  qc.released_cells += c;
+  ++ga.released_packets;
+  ga.released_cells += c;
+  ++qa.released_packets;
+  qa.released_cells += c;
 
   ReleaseResult res;
   Charge& ch = res.returned;
-  set_route(ch, op, gp.lim.pool, ql.pool);
+  set_route(ch, op, ga.lim.pool, qa.lim.pool);
   ch.in_reserved = in_r;
   ch.in_shared = in_s;
   ch.headroom = hr;
@@ -332,15 +355,14 @@ ReleaseResult Mmu::release(const ReleaseOp& op) {
 }
 
 void Mmu::reset_peaks() {
-  for (size_t i = 0; i < m_pg.size(); ++i) {
-    const PgAcct& a = m_pg[i];
-    m_pg_ctr[i].peak_cells = a.reserved + a.shared + a.headroom;
-    m_pg_ctr[i].peak_shared = a.shared;
-    m_pg_ctr[i].peak_headroom = a.headroom;
+  for (PgRec& a : m_pg) {
+    a.peak_cells = a.reserved + a.shared + a.headroom;
+    a.peak_shared = a.shared;
+    a.peak_headroom = a.headroom;
   }
-  for (size_t i = 0; i < m_q.size(); ++i) {
-    m_q_ctr[i].peak_cells = m_q[i].reserved + m_q[i].shared;
-    m_q_ctr[i].peak_shared = m_q[i].shared;
+  for (QRec& a : m_q) {
+    a.peak_cells = a.reserved + a.shared;
+    a.peak_shared = a.shared;
   }
   for (PoolState& p : m_pools) p.peak = p.used;
   m_hdrm_peak = m_hdrm_used;

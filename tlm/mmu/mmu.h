@@ -238,7 +238,7 @@ class Mmu {
   QueueState queue_state(uint16_t port, uint8_t queue) const;
   // The cells a queue holds (queue_state(port, queue).total() without its threshold).
   uint32_t queue_cells(uint16_t port, uint8_t queue) const {
-    const QAcct& a = m_q[q_index(port, queue)];
+    const QRec& a = m_q[q_index(port, queue)];
     return a.reserved + a.shared;
   }
   const PoolState& pool(size_t i) const { return m_pools[i]; }
@@ -247,9 +247,10 @@ class Mmu {
   uint32_t total_used() const { return m_total_used; }  // cells in the buffer
   uint32_t total_peak() const { return m_total_peak; }
 
-  // Cumulative counters.
-  const PgCounters& pg_counters(uint16_t port, uint8_t pg) const { return m_pg_ctr[pg_index(port, pg)]; }
-  const QueueCounters& queue_counters(uint16_t port, uint8_t queue) const { return m_q_ctr[q_index(port, queue)]; }
+  // Cumulative counters (a copy: they are kept with the PG's and queue's
+  // accounting, the drop counters apart).
+  PgCounters pg_counters(uint16_t port, uint8_t pg) const;
+  QueueCounters queue_counters(uint16_t port, uint8_t queue) const;
   const DropCounters& drops() const { return m_drops; }  // all drops, once each
   uint64_t admitted_packets() const { return m_admitted_packets; }
   uint64_t released_packets() const { return m_released_packets; }
@@ -273,17 +274,31 @@ class Mmu {
     bool dynamic = false;
     int8_t shift = 0;  // n of alpha = 2^n
   };
-  struct PgParam {
+  // Everything an operation reads and writes of one PG, and of one queue, in
+  // one record each (a PG's in two cache lines, a queue's in one), not in
+  // separate tables for the parameters, the accounting and the counters: in a
+  // large fabric every switch's state is cold when its next packet comes, so
+  // each line an admission or a release touches is a miss. The drop counters,
+  // touched only on a drop, are apart (and exist only after the first).
+  struct alignas(32) PgRec {
+    uint32_t reserved = 0, shared = 0, headroom = 0;  // the accounting
     Limit lim;
-    uint32_t headroom = 0;  // per-PG headroom, or the PG's limit in the shared headroom pool
+    uint32_t headroom_limit = 0;  // per-PG headroom, or the PG's limit in the shared headroom pool
     bool lossless = false;
+    uint32_t peak_cells = 0, peak_shared = 0;
+    uint64_t admitted_packets = 0, admitted_cells = 0;
+    uint32_t peak_headroom = 0;
+    uint64_t released_packets = 0, released_cells = 0;
+    uint64_t headroom_packets = 0, headroom_cells = 0;
   };
-  struct PgAcct {
-    uint32_t reserved = 0, shared = 0, headroom = 0;
+  struct alignas(64) QRec {
+    uint32_t reserved = 0, shared = 0;  // the accounting
+    Limit lim;
+    uint32_t peak_cells = 0, peak_shared = 0;
+    uint64_t admitted_packets = 0, admitted_cells = 0;
+    uint64_t released_packets = 0, released_cells = 0;
   };
-  struct QAcct {
-    uint32_t reserved = 0, shared = 0;
-  };
+  static_assert(sizeof(PgRec) == 96 && sizeof(QRec) == 64, "a PG's record in 96 bytes, a queue's in one line");
 
   size_t pg_index(uint16_t port, uint8_t pg) const { return size_t(port) * kPgsPerPort + pg; }
   size_t q_index(uint16_t port, uint8_t q) const { return size_t(port) * kQueuesPerPort + q; }
@@ -307,12 +322,10 @@ class Mmu {
   QueueState make_q_state(size_t qi) const;
 
   Config m_config;
-  std::vector<PgParam> m_pg_param;
-  std::vector<Limit> m_q_param;
-  std::vector<PgAcct> m_pg;
-  std::vector<QAcct> m_q;
-  std::vector<PgCounters> m_pg_ctr;
-  std::vector<QueueCounters> m_q_ctr;
+  std::vector<PgRec> m_pg;               // port * 8 + pg
+  std::vector<QRec> m_q;                 // port * 8 + queue
+  std::vector<DropCounters> m_pg_drops;  // as m_pg, empty until the first drop
+  std::vector<DropCounters> m_q_drops;   // as m_q, likewise
   std::vector<PoolState> m_pools;
   bool m_shared_hdrm = false;
   uint32_t m_hdrm_size = 0, m_hdrm_used = 0, m_hdrm_peak = 0;
