@@ -63,6 +63,8 @@ Scheduler::Scheduler(const PortConfig& config) : m_cfg(config) {
     if (m_qshaper[q].enabled()) m_shaped |= bit(q);
   }
   m_pshaper = TokenBucket(config.shaper);
+  m_port_shaped = m_pshaper.enabled();
+  m_max_frame = config.max_frame_bytes;
 }
 
 size_t Scheduler::check_q(int q) {
@@ -162,7 +164,7 @@ int Scheduler::choose(Dwrr& d, uint8_t eligible, uint8_t backlogged, const Heads
 
 uint8_t Scheduler::checked_backlog(const Heads& head_bytes, uint64_t now_ps, const char* what) const {
   uint8_t over;
-  const uint8_t backlogged = head_masks(head_bytes, m_cfg.max_frame_bytes, over);
+  const uint8_t backlogged = head_masks(head_bytes, m_max_frame, over);
   if (over || now_ps < m_last_ps) fail_inputs(head_bytes, now_ps, what);
   return backlogged;
 }
@@ -174,7 +176,7 @@ int Scheduler::pick(const Heads& head_bytes, uint8_t paused_mask, uint64_t now_p
   const uint8_t eligible = eligible_mask(backlogged, head_bytes, paused_mask, now_ps);
 
   int c;
-  if (!m_pshaper.enabled()) {
+  if (!m_port_shaped) {
     // Without a port shaper, choose() returns a queue whenever one is
     // eligible (a strict one, or the DWRR list is not empty), so the state
     // is changed in place: a pick returning -1 is exactly the case with no
@@ -227,8 +229,8 @@ void Scheduler::sent(int q, uint32_t bytes, uint64_t now_ps) {
   m_last_ps = now_ps;
   // The pick checked head <= deficit, so this cannot underflow.
   if (!has(m_strict, qi)) m_dwrr.deficit[qi] -= bytes;
-  m_qshaper[qi].take(bytes, now_ps);
-  m_pshaper.take(bytes, now_ps);
+  if (has(m_shaped, qi)) m_qshaper[qi].take(bytes, now_ps);
+  if (m_port_shaped) m_pshaper.take(bytes, now_ps);
   ++m_ctr[qi].frames;
   m_ctr[qi].bytes += bytes;
   ++m_port.frames;

@@ -160,18 +160,25 @@ class Scheduler {
   // Empty queues leave the list, deficit 0.
   void drop_empty(Dwrr& d, uint8_t backlogged) const;
 
-  PortConfig m_cfg;
-  uint8_t m_strict = 0;  // mask of strict queues
-  uint8_t m_shaped = 0;  // mask of queues with a shaper
-  std::array<uint32_t, kQueues> m_quantum{};
-  std::array<TokenBucket, kQueues> m_qshaper{};
-  TokenBucket m_pshaper;
+  // What a pick and its sent() read and write first, together (in a large
+  // fabric a port's scheduler is cold at each pick: every line touched is a
+  // miss): the DWRR state, the masks, the pending pick, the port's counters;
+  // then the per-queue counters (one queue's per pick), the shapers (read
+  // only where the masks say one is enabled), the configuration.
   Dwrr m_dwrr;
   uint64_t m_last_ps = 0;
   int m_pending = -1;  // the last pick's queue, until sent()
   uint32_t m_pending_bytes = 0;
-  std::array<QueueCounters, kQueues> m_ctr{};
+  uint32_t m_max_frame = 0;  // m_cfg.max_frame_bytes
+  uint8_t m_strict = 0;  // mask of strict queues
+  uint8_t m_shaped = 0;  // mask of queues with a shaper
+  bool m_port_shaped = false;  // the port shaper is enabled
+  std::array<uint32_t, kQueues> m_quantum{};
   PortCounters m_port;
+  std::array<QueueCounters, kQueues> m_ctr{};
+  std::array<TokenBucket, kQueues> m_qshaper{};
+  TokenBucket m_pshaper;
+  PortConfig m_cfg;
 };
 
 }  // namespace rocesim::sched
