@@ -17,12 +17,13 @@ void Switch::schedule_wake(uint32_t port, uint64_t t_ps) {
   // A busy port pulls again when its frame ends; that pull schedules a wake if
   // nothing is eligible by then. So only an idle port needs one now; a busy
   // one is kicked, so that its MAC wants the frame's end.
-  if (!m_staged[port].valid && ports[port]->tx_busy()) {
-    ports[port]->kick();
+  PortState& ps = m_port[port];
+  if (!ps.staged && ps.mac->tx_busy()) {
+    ps.mac->kick();
     return;
   }
-  if (t_ps >= m_wake_at[port]) return;  // an earlier wake will look again
-  m_wake_at[port] = t_ps;
+  if (t_ps >= ps.wake_at) return;  // an earlier wake will look again
+  ps.wake_at = t_ps;
   const bool earliest = m_wakes.empty() || t_ps < m_wakes.front().first;
   m_wakes.emplace_back(t_ps, port);
   std::push_heap(m_wakes.begin(), m_wakes.end(), std::greater<>());
@@ -36,8 +37,9 @@ void Switch::on_egress_wake() {
     std::pop_heap(m_wakes.begin(), m_wakes.end(), std::greater<>());
     const auto [t, port] = m_wakes.back();
     m_wakes.pop_back();
-    if (m_wake_at[port] == t) m_wake_at[port] = UINT64_MAX;
-    ports[port]->kick();
+    PortState& ps = m_port[port];
+    if (ps.wake_at == t) ps.wake_at = UINT64_MAX;
+    ps.mac->kick();
   }
   if (!m_wakes.empty()) m_wake_ev.at(m_wakes.front().first);
 }
@@ -52,11 +54,12 @@ void Switch::on_tx_ready(uint32_t port) {
 
 pk::Packet* Switch::pull(uint32_t port) {
   const uint64_t now = core::now_ps();
-  Staged& st = m_staged[port];
-  if (st.valid) {
-    if (st.ready_ps > now) return nullptr;  // its read is still in progress; a wake is pending
-    st.valid = false;
-    return st.p;
+  PortState& st = m_port[port];
+  if (st.staged) {
+    if (st.staged_ready_ps > now) return nullptr;  // its read is still in progress; a wake is pending
+    pk::Packet* p = st.staged;
+    st.staged = nullptr;
+    return p;
   }
   // The scheduler chooses among the queues whose head is eligible (written
   // and read); PFC-paused queues are skipped (the MAC kicks us when a pause
@@ -64,9 +67,9 @@ pk::Packet* Switch::pull(uint32_t port) {
   const uint8_t paused = paused_queues(port);
   sched::Heads heads{};
   uint64_t earliest = UINT64_MAX;
-  // Only the queues holding packets (m_nonempty) have a head to look at.
+  // Only the queues holding packets (PortState::nonempty) have a head to look at.
   const QueueList* const lists = &m_qlist[port * 8];
-  for (unsigned mask = m_nonempty[port]; mask; mask &= mask - 1) {
+  for (unsigned mask = st.nonempty; mask; mask &= mask - 1) {
     const int q = __builtin_ctz(mask);
     const pk::Packet& hp = *lists[q].head;
     if (hp.eligible_ps <= now) {
@@ -107,10 +110,9 @@ pk::Packet* Switch::pull(uint32_t port) {
   if (!m_gp.is_response_ok()) SC_REPORT_ERROR("rocesim/switch", "packet buffer read failed");
   ecn_apply(qi, *p, e.ecn);  // after the read: the mark rewrites the bytes read back
   if (d == SC_ZERO_TIME) return p;
-  st.p = p;
-  st.ready_ps = now + core::to_ps(d);
-  st.valid = true;
-  schedule_wake(port, st.ready_ps);
+  st.staged = p;
+  st.staged_ready_ps = now + core::to_ps(d);
+  schedule_wake(port, st.staged_ready_ps);
   return nullptr;
 }
 
@@ -136,8 +138,9 @@ qm::DequeueResult Switch::dequeue(uint32_t qi, pk::Packet& p, bool discard) {
   touch_queue(qs);
   ++qs.deq_packets;
   qs.deq_bytes += rel.bytes;
-  if (--qs.depth_packets == 0) m_nonempty[qi / 8] &= static_cast<uint8_t>(~(1u << (qi % 8)));
-  if (!m_port_dlb[qi / 8].empty()) {
+  PortState& port = m_port[qi / 8];
+  if (--qs.depth_packets == 0) port.nonempty &= static_cast<uint8_t>(~(1u << (qi % 8)));
+  if (port.dlb) {
     m_port_bytes[qi / 8] -= rel.bytes;
     dlb_release(p);
     // The frame leaves on this port now (or is discarded): its wire bytes feed

@@ -47,24 +47,30 @@ uint8_t Switch::traffic_class(const pk::Meta& m) const {
   return m.has_vlan ? m_cfg.qos.pcp_to_tc[m.pcp & 7] : 0;
 }
 
-void Switch::on_rx(uint32_t port, pk::Packet& pkt, const sc_time& delay) {
-  pk::Packet* p = &pkt;
-  const uint64_t first_bit_ps = p->rx_first_bit_ps;
-  const uint64_t now = core::now_ps() + core::to_ps(delay);  // when the last bit (or the header) is in
-  const uint64_t last = first_bit_ps + m_byte_time[port].ps(pk::kPreambleSfdBytes + p->frame_len());
-  const uint64_t front = cycles(m_cfg.cycles.parser + m_cfg.cycles.lookup + m_cfg.ecmp.hash_cycles + m_cfg.cycles.mmu);
-  Pending e;
-  e.p = p;
-  e.last_bit_ps = last;
-  e.cut_through = m_cfg.cut_through && now < last;
-  // Cut-through: now is when the header is in. Store-and-forward: the last bit.
-  e.ready_ps = align(e.cut_through ? now : last) + front;
-  schedule_ingress(e);
+uint64_t Switch::last_bit_ps(const pk::Packet& p) const {
+  return p.rx_first_bit_ps + m_port[p.ingress_port].byte_time.ps(pk::kPreambleSfdBytes + p.frame_len());
 }
 
-void Switch::schedule_ingress(const Pending& e0) {
-  Pending e = e0;
-  e.seq = m_seq++;
+uint64_t Switch::store_and_forward_ps(uint64_t last) const {
+  return align(last) + cycles(m_cfg.cycles.parser + m_cfg.cycles.lookup + m_cfg.ecmp.hash_cycles + m_cfg.cycles.mmu);
+}
+
+void Switch::on_rx(uint32_t port, pk::Packet& pkt, const sc_time& delay) {
+  pk::Packet* p = &pkt;
+  const uint64_t now = core::now_ps() + core::to_ps(delay);  // when the last bit (or the header) is in
+  const uint64_t last = last_bit_ps(*p);
+  // Cut-through: now is when the header is in. Store-and-forward: the last bit.
+  if (m_cfg.cut_through && now < last) {
+    const uint64_t front = cycles(m_cfg.cycles.parser + m_cfg.cycles.lookup + m_cfg.ecmp.hash_cycles + m_cfg.cycles.mmu);
+    schedule_ingress(align(now) + front, p, true);
+  } else {
+    schedule_ingress(store_and_forward_ps(last), p, false);
+  }
+  (void)port;  // = p->ingress_port: the MAC of this port set it (Mac::accept)
+}
+
+void Switch::schedule_ingress(uint64_t ready_ps, pk::Packet* p, bool cut_through) {
+  const Pending e{ready_ps, m_seq++ << 1 | uint64_t(cut_through), p};
   const bool earliest = m_pending.empty() || e.ready_ps < m_pending.front().ready_ps;
   m_pending.push_back(e);
   std::push_heap(m_pending.begin(), m_pending.end(), std::greater<Pending>());
@@ -98,7 +104,7 @@ void Switch::on_admit() {
       const uint32_t rr = m_rr;
       std::sort(m_edge.begin(), m_edge.end(), [n, rr](const Pending& a, const Pending& b) {
         const uint32_t ra = (a.p->ingress_port + n - rr) % n, rb = (b.p->ingress_port + n - rr) % n;
-        return ra != rb ? ra < rb : a.seq < b.seq;
+        return ra != rb ? ra < rb : a.order < b.order;
       });
       m_rr = (m_edge.front().p->ingress_port + 1) % n;
       for (const Pending& e : m_edge) admit(e);
@@ -170,17 +176,14 @@ void Switch::admit(const Pending& e) {
   const uint8_t pg = m_cfg.qos.tc_to_pg[tc] & 7;
   const uint32_t qi = out * 8 + q;
 
-  if (e.cut_through) {
+  const bool cut_through = e.cut_through();
+  if (cut_through) {
     // Cut through only into an idle egress with nothing queued ahead, at the
     // same or a lower speed (a faster egress would underrun).
-    const bool idle = !ports[out]->tx_busy() && !m_staged[out].valid && !m_qlist[qi].head;
+    const bool idle = !m_port[out].mac->tx_busy() && !m_port[out].staged && !m_qlist[qi].head;
     if (!idle || m_cfg.port_rates[out] > m_cfg.port_rates[in]) {
-      Pending saf = e;
-      saf.cut_through = false;
-      saf.ready_ps = align(e.last_bit_ps) +
-                     cycles(m_cfg.cycles.parser + m_cfg.cycles.lookup + m_cfg.ecmp.hash_cycles + m_cfg.cycles.mmu);
       dlb_release(*p);  // admitted again, store-and-forward: it decides again then
-      schedule_ingress(saf);
+      schedule_ingress(store_and_forward_ps(last_bit_ps(*p)), p, false);
       return;
     }
   }
@@ -201,7 +204,7 @@ void Switch::admit(const Pending& e) {
   op.queue = q;
   op.cells = cells;
   op.bytes = bytes;
-  op.lossless = (m_lossless_pgs[in] >> pg) & 1;
+  op.lossless = (m_port[in].lossless_pgs >> pg) & 1;
   op.ecn_frame = ecn_frame(*p);
   op.ecn = m.ecn;
   op.rand32 = m_wred_word[qi];
@@ -226,7 +229,7 @@ void Switch::admit(const Pending& e) {
   m_gp.set_data_ptr(p->hdr);
   m_gp.set_data_length(p->hdr_len);
   m_gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-  m_cc.cells = e.cut_through ? 1 : cells;  // cut-through forwards once the first cell is written
+  m_cc.cells = cut_through ? 1 : cells;  // cut-through forwards once the first cell is written
   m_cc.lead_ps = 0;
   // The packet object keeps its header, unchanged, until the dequeue reads it
   // back (a dequeue-time ECN mark comes after that read): the memory may hold
@@ -235,12 +238,12 @@ void Switch::admit(const Pending& e) {
   sc_time d = SC_ZERO_TIME;
   buf_if()->b_transport(m_gp, d);
   if (!m_gp.is_response_ok()) SC_REPORT_ERROR("rocesim/switch", "packet buffer write failed");
-  if (e.cut_through) {
+  if (cut_through) {
     // The rest of the packet's cells still use write bandwidth as they arrive.
     if (cells > 1) buffer.reserve_write(now + core::to_ps(d), cells - 1);
     ++m_cut_through;
   }
-  const uint32_t rcells = e.cut_through ? 1 : cells;
+  const uint32_t rcells = cut_through ? 1 : cells;
   const uint32_t read_cycles = (rcells + m_cfg.buffer.read_cells_per_cycle - 1) / m_cfg.buffer.read_cells_per_cycle;
   const uint64_t eligible = now + core::to_ps(d) + cycles(m_cfg.cycles.egress + read_cycles);
 
@@ -249,8 +252,9 @@ void Switch::admit(const Pending& e) {
   ++qs.enq_packets;
   qs.enq_bytes += bytes;
   ++qs.depth_packets;
-  m_nonempty[out] |= static_cast<uint8_t>(1u << q);
-  if (!m_port_dlb[out].empty()) {  // a load-balanced member: its queued bytes are a load input
+  PortState& os = m_port[out];
+  os.nonempty |= static_cast<uint8_t>(1u << q);
+  if (os.dlb) {  // a load-balanced member: its queued bytes are a load input
     m_port_bytes[out] += bytes;
     dlb_queue_changed(out);
   }
@@ -276,7 +280,7 @@ void Switch::admit(const Pending& e) {
     h.queue = q;
     h.index = p->hops;
     h.ecn_in = ecn_in;
-    h.arrival_ps = e.last_bit_ps;
+    h.arrival_ps = last_bit_ps(*p);
     h.eligible_ps = eligible;
     h.depth_bytes = qs.depth_bytes - bytes;
     h.depth_cells = qs.depth_cells - cells;

@@ -43,8 +43,7 @@ qm::Config qm_config(const SwitchConfig& cfg) {
 
 void Switch::end_of_elaboration() {
   // Bound by now (SystemC checks the binding before this callback).
-  m_tx_if.resize(tx_out.size());
-  for (size_t i = 0; i < tx_out.size(); ++i) m_tx_if[i] = tx_out[i].operator->();
+  for (size_t i = 0; i < tx_out.size(); ++i) m_port[i].tx_if = tx_out[i].operator->();
   m_buf_if = buf_isck.operator->();
 }
 
@@ -66,12 +65,10 @@ Switch::Switch(sc_module_name name, const SwitchConfig& cfg, const RouteLookup& 
   buffer.set_links(&m_links);
   for (size_t i = 0; i < n; ++i) m_port_if.push_back(std::make_unique<PortIf>());
   m_qlist.resize(n * 8);
-  m_staged.resize(n);
+  m_port.resize(n);
   m_qstats.resize(n * 8);
   m_pgstats.resize(n * 8);
-  m_wake_at.assign(n, UINT64_MAX);
-  m_nonempty.assign(n, 0);
-  for (uint64_t r : cfg.port_rates) m_byte_time.emplace_back(r);
+  for (size_t i = 0; i < n; ++i) m_port[i].byte_time = core::ByteTime(cfg.port_rates[i]);
   for (size_t i = 0; i < n; ++i) {
     link::MacConfig mc;
     mc.rate_bps = cfg.port_rates[i];
@@ -88,11 +85,12 @@ Switch::Switch(sc_module_name name, const SwitchConfig& cfg, const RouteLookup& 
     ports[i]->rx_out.bind(rx_in[i]);
     tx_out[i].bind(ports[i]->tx_in);
     ports[i]->set_ready(this);
+    m_port[i].mac = ports[i].get();
   }
   // PFC: which priorities each PG pauses, which queue carries each priority.
   m_pfc_stats.resize(n);
   m_wd.resize(n * 8);
-  for (const mmu::PortConfig& pc : cfg.mmu.ports) m_lossless_pgs.push_back(mmu::lossless_pg_mask(pc));
+  for (size_t i = 0; i < n; ++i) m_port[i].lossless_pgs = mmu::lossless_pg_mask(cfg.mmu.ports[i]);
   m_pg_prios = pg_prios_of(cfg);
   for (int p = 0; p < 8; ++p) {
     const uint8_t tc = cfg.qos.pcp_to_tc[p] & 7;
@@ -126,8 +124,10 @@ Switch::Switch(sc_module_name name, const SwitchConfig& cfg, const RouteLookup& 
       for (uint16_t port : cfg.groups[g]) rates.push_back(cfg.port_rates.at(port));
       core::Rng seed(cfg.seed, std::string(this->name()) + ".g" + std::to_string(g) + ".lb");
       m_dlb_of[g] = static_cast<uint32_t>(m_dlb.size());
-      for (size_t m = 0; m < cfg.groups[g].size(); ++m)
+      for (size_t m = 0; m < cfg.groups[g].size(); ++m) {
         m_port_dlb[cfg.groups[g][m]].push_back(DlbMember{m_dlb_of[g], static_cast<uint32_t>(m)});
+        m_port[cfg.groups[g][m]].dlb = true;
+      }
       m_dlb.emplace_back(cfg.ecmp.dlb, rates, seed.next_u64());
     }
   }
@@ -183,10 +183,11 @@ void Switch::on_port_change() {
     if (!c.up) {
       // The port is down: what waits for it is dropped (link_down), and its
       // MAC sends nothing more (not even PFC frames) until it comes back.
-      Staged& st = m_staged[c.port];
-      if (st.valid) {
-        st.valid = false;
-        drop(st.p, pk::DropReason::link_down);
+      PortState& st = m_port[c.port];
+      if (st.staged) {
+        pk::Packet* p = st.staged;
+        st.staged = nullptr;
+        drop(p, pk::DropReason::link_down);
       }
       for (uint32_t q = 0; q < 8; ++q) flush_queue(c.port * 8 + q, pk::DropReason::link_down);
     }
@@ -288,7 +289,7 @@ size_t Switch::frames_held() const {
   size_t n = m_pending.size();
   for (uint32_t port = 0; port < ports.size(); ++port)
     for (uint8_t q = 0; q < 8; ++q) n += m_qm->queue_packets(static_cast<uint16_t>(port), q);
-  for (const auto& s : m_staged) n += s.valid;
+  for (const PortState& s : m_port) n += s.staged != nullptr;
   for (const auto& p : ports) n += p->frames_held();
   return n;
 }

@@ -152,8 +152,10 @@ struct SwitchTrace {
   trace::Signal headroom_pool = link::kNoTrace, buffer_cells = link::kNoTrace, drops = link::kNoTrace;
 };
 
-// Per egress (port, queue) statistics.
-struct QueueStats {
+// Per egress (port, queue) statistics. Aligned to the cache line: an
+// enqueue or dequeue updates all of it, two lines (not three when a record
+// straddles them).
+struct alignas(64) QueueStats {
   uint64_t enq_packets = 0, enq_bytes = 0;
   uint64_t deq_packets = 0, deq_bytes = 0;
   uint32_t depth_packets = 0;
@@ -168,14 +170,15 @@ struct QueueStats {
   uint64_t last_change_ps = 0;
 };
 
-// Per ingress (port, PG) statistics (cells are the MMU's view).
-struct PgStats {
+// Per ingress (port, PG) statistics (cells are the MMU's view), one cache line.
+struct alignas(64) PgStats {
   uint64_t in_packets = 0, in_bytes = 0;
   uint32_t peak_cells = 0;
   unsigned __int128 area_cells = 0;  // sum of cells * dt (cell-ps), exact
   uint64_t last_change_ps = 0;
   uint32_t cells = 0;
 };
+static_assert(sizeof(QueueStats) == 128 && sizeof(PgStats) == 64, "queue statistics in two lines, a PG's in one");
 
 // Path recording and packet traces (tb/sim/paths.h, tb/sim/packet_trace.h):
 // a switch reports every frame of a flow (Packet::path_dir not none) it
@@ -226,7 +229,7 @@ class Switch : public sc_core::sc_module, public link::TxReady, public analytics
   void on_tx_ready(uint32_t port) override;
   // A port whose queues are empty and whose buffer read is not staged has
   // nothing to offer when its frame ends (an enqueue kicks it).
-  bool tx_pending(uint32_t port) override { return m_nonempty[port] != 0 || m_staged[port].valid; }
+  bool tx_pending(uint32_t port) override { return m_port[port].nonempty != 0 || m_port[port].staged; }
 
   const SwitchConfig& config() const { return m_cfg; }
   // The hash unit (its configuration, groups and members up): which member a key takes.
@@ -318,14 +321,23 @@ class Switch : public sc_core::sc_module, public link::TxReady, public analytics
   // clock edge are admitted in the order of the pipeline's ingress arbiter
   // (on_admit): round-robin over the ports from the one after the port
   // served first at the previous edge, then in arrival order.
+  // A frame in the ingress pipeline, due for admission at ready_ps (24 bytes:
+  // the heap's entries are read on every admission). order is the arrival
+  // order number shifted left once, its low bit set for a cut-through
+  // admission (the header in, the last bit still to come): ties at one
+  // ready time keep the arrival order.
   struct Pending {
     uint64_t ready_ps;
-    uint64_t seq;
+    uint64_t order;
     packet::Packet* p;
-    uint64_t last_bit_ps;
-    bool cut_through;
-    bool operator>(const Pending& o) const { return ready_ps != o.ready_ps ? ready_ps > o.ready_ps : seq > o.seq; }
+    bool cut_through() const { return order & 1; }
+    bool operator>(const Pending& o) const { return ready_ps != o.ready_ps ? ready_ps > o.ready_ps : order > o.order; }
   };
+  static_assert(sizeof(Pending) == 24, "a pending admission in 24 bytes");
+  // The frame's last bit at its ingress port (its first bit, set by the MAC, and its length).
+  uint64_t last_bit_ps(const packet::Packet& p) const;
+  // The admission time of a frame whose last bit arrived at last_bit_ps.
+  uint64_t store_and_forward_ps(uint64_t last_bit_ps) const;
   // The frames of one egress queue, first to last, linked through
   // Packet::queue_next, each with its head cell (Packet::queue_cell) and the
   // time it may leave (Packet::eligible_ps). The queue manager holds the
@@ -345,10 +357,21 @@ class Switch : public sc_core::sc_module, public link::TxReady, public analytics
     uint32_t port = 0;
     void b_transport(packet::Packet& p, sc_core::sc_time& delay) override { sw->on_rx(port, p, delay); }
   };
-  struct Staged {
-    packet::Packet* p = nullptr;
-    uint64_t ready_ps = 0;
-    bool valid = false;
+  // What a traversal reads and writes of its ports, one line per port (in a
+  // large fabric a switch's state is cold when its next frame comes: every
+  // line touched is a miss), instead of a table each.
+  struct alignas(64) PortState {
+    // The frame read out of the buffer for this port, ready to start at
+    // staged_ready_ps (null: none).
+    packet::Packet* staged = nullptr;
+    uint64_t staged_ready_ps = 0;
+    uint64_t wake_at = UINT64_MAX;  // earliest pending egress wake, or UINT64_MAX
+    core::ByteTime byte_time;
+    link::pkt_fw_if* tx_if = nullptr;  // tx_out's bound interface (end of elaboration)
+    link::Mac* mac = nullptr;          // ports[port]
+    uint8_t nonempty = 0;              // bit q set while queue q holds packets
+    uint8_t lossless_pgs = 0;          // as ingress: bit pg set when that PG is lossless (mmu config)
+    bool dlb = false;                  // a member of a load-balanced group (m_port_dlb not empty)
   };
   // The cell chains of the queue manager, for the packet buffer memory.
   struct Links : buffer::CellLinks {
@@ -361,7 +384,7 @@ class Switch : public sc_core::sc_module, public link::TxReady, public analytics
   void on_egress_wake();
   void admit(const Pending& e);
   packet::Packet* pull(uint32_t port);
-  void schedule_ingress(const Pending& e);
+  void schedule_ingress(uint64_t ready_ps, packet::Packet* p, bool cut_through);
   void schedule_wake(uint32_t port, uint64_t t_ps);
   // qi: the egress queue the frame was for (a traced drop), if known.
   void drop(packet::Packet* p, packet::DropReason why, uint32_t qi = UINT32_MAX);
@@ -432,14 +455,16 @@ class Switch : public sc_core::sc_module, public link::TxReady, public analytics
   std::vector<QueueList> m_qlist;            // per queue (port * 8 + queue)
   std::vector<core::Rng> m_wred_rng;         // per queue (port * 8 + queue): its WRED stream
   std::vector<uint32_t> m_wred_word;         // the stream's next word
-  std::vector<Staged> m_staged;              // per port
+  std::vector<PortState> m_port;             // per port
   // The bound interfaces of tx_out[i] and buf_isck, cached at the end of
   // elaboration (what tx_out[i]-> and buf_isck-> return), so a frame does not
   // read the socket objects (a large run is memory-bound).
-  std::vector<link::pkt_fw_if*> m_tx_if;
   tlm::tlm_fw_transport_if<>* m_buf_if = nullptr;
   void end_of_elaboration() override;
-  link::pkt_fw_if* tx_if(uint32_t port) { return port < m_tx_if.size() ? m_tx_if[port] : tx_out[port].operator->(); }
+  link::pkt_fw_if* tx_if(uint32_t port) {
+    link::pkt_fw_if* f = m_port[port].tx_if;
+    return f ? f : tx_out[port].operator->();
+  }
   tlm::tlm_fw_transport_if<>* buf_if() { return m_buf_if ? m_buf_if : buf_isck.operator->(); }
   std::vector<QueueStats> m_qstats;
   std::vector<PgStats> m_pgstats;
@@ -447,9 +472,6 @@ class Switch : public sc_core::sc_module, public link::TxReady, public analytics
   std::vector<Pending> m_edge;               // the frames due at one clock edge, in arbiter order
   uint32_t m_rr = 0;                         // the ingress arbiter's next port
   std::vector<std::pair<uint64_t, uint32_t>> m_wakes;  // min-heap (time, port)
-  std::vector<uint64_t> m_wake_at;
-  std::vector<uint8_t> m_nonempty;           // per port: bit q set while queue q holds packets
-  std::vector<core::ByteTime> m_byte_time;   // per port           // per port: earliest pending wake, or UINT64_MAX
   uint64_t m_seq = 0;
   uint64_t m_cut_through = 0;
   core::Timer m_admit_ev, m_wake_ev;  // the earliest pending admission / egress wake
@@ -480,7 +502,6 @@ class Switch : public sc_core::sc_module, public link::TxReady, public analytics
     bool stormed = false;
   };
   std::vector<Wd> m_wd;
-  std::vector<uint8_t> m_lossless_pgs;  // per ingress port: bit pg set when that PG is lossless (mmu config)
   std::vector<sched::Scheduler> m_sched;     // per port
   core::Timer m_wd_ev;
   uint64_t m_wd_events = 0;
