@@ -33,6 +33,14 @@ void Link::add_down(uint64_t from_ps, uint64_t until_ps) {
                                 std::to_string(from_ps) + " ps .. " + std::to_string(until_ps) + " ps)");
   m_down.emplace_back(from_ps, until_ps);
   std::sort(m_down.begin(), m_down.end());
+  m_ab.m_plain = m_ba.m_plain = false;
+}
+
+void Link::end_of_elaboration() {
+  // Bound by now (SystemC checks the binding before this callback).
+  m_ab.m_out = b_out.operator->();
+  m_ba.m_out = a_out.operator->();
+  m_ab.m_plain = m_ba.m_plain = m_cfg.loss == 0.0 && m_down.empty();
 }
 
 bool Link::down_at(uint64_t t) const { return overlaps_down(t, t); }
@@ -44,27 +52,31 @@ bool Link::overlaps_down(uint64_t t0, uint64_t t1) const {
   return false;
 }
 
-void Link::Dir::b_transport(packet::Packet& p, sc_time& delay) {
-  Link& l = m_link;
-  ++l.m_frames[m_dir];
-  if (!l.m_down.empty()) {
+bool Link::lose(packet::Packet& p, const sc_time& delay, int dir) {
+  if (!m_down.empty()) {
     // On the cable from its first bit leaving (now) to its last bit arriving.
     const uint64_t t0 = core::now_ps();
-    if (l.overlaps_down(t0, t0 + core::to_ps(delay) + l.m_cfg.delay_ps())) {
-      ++l.m_lost_down[m_dir];
-      l.m_ledger.drop(&p, packet::DropReason::link_down);
-      return;
+    if (overlaps_down(t0, t0 + core::to_ps(delay) + m_cfg.delay_ps())) {
+      ++m_lost_down[dir];
+      m_ledger.drop(&p, packet::DropReason::link_down);
+      return true;
     }
   }
   // Draw only when loss is configured, so enabling it elsewhere does not shift this stream.
-  if (l.m_cfg.loss > 0.0 && l.m_rng.bernoulli(l.m_cfg.loss)) {
-    ++l.m_lost[m_dir];
-    l.m_ledger.drop(&p, packet::DropReason::link_loss);
-    return;
+  if (m_cfg.loss > 0.0 && m_rng.bernoulli(m_cfg.loss)) {
+    ++m_lost[dir];
+    m_ledger.drop(&p, packet::DropReason::link_loss);
+    return true;
   }
-  l.m_ledger.count_hop();
-  delay += l.m_delay;
-  (m_dir == 0 ? l.b_out : l.a_out)->b_transport(p, delay);
+  return false;
+}
+
+void Link::Dir::b_transport(packet::Packet& p, sc_time& delay) {
+  ++m_frames;
+  if (!m_plain && m_link.lose(p, delay, m_dir)) return;
+  m_ledger.count_hop();
+  delay += m_delay;
+  (m_out ? m_out : m_link.out_if(m_dir))->b_transport(p, delay);
 }
 
 void connect(Mac& a, Link& l, Mac& b) {

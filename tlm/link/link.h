@@ -45,7 +45,7 @@ class Link : public sc_core::sc_module {
   Link(sc_core::sc_module_name name, const LinkConfig& cfg, Ledger& ledger, uint64_t seed);
 
   const LinkConfig& config() const { return m_cfg; }
-  uint64_t frames(int dir) const { return m_frames[dir]; }
+  uint64_t frames(int dir) const { return (dir == 0 ? m_ab : m_ba).m_frames; }
   uint64_t lost(int dir) const { return m_lost[dir]; }
   // Frames lost because the cable was down (both directions' counts apart).
   uint64_t lost_down(int dir) const { return m_lost_down[dir]; }
@@ -58,21 +58,38 @@ class Link : public sc_core::sc_module {
 
  private:
   // One direction's forward interface.
+  // One direction. What a frame on a plain cable (no loss, no down
+  // intervals) needs is here, in one cache line: the far end's interface
+  // (cached at the end of elaboration, as out-> would return it), the delay,
+  // the ledger, the frame count (in a large fabric a cable is cold at each
+  // frame: every line touched is a miss).
   class Dir : public PacketTargetBase, public PacketInitiatorBase {
    public:
-    Dir(Link& l, int d) : m_link(l), m_dir(d) {}
+    Dir(Link& l, int d) : m_link(l), m_ledger(l.m_ledger), m_delay(l.m_delay), m_dir(d) {}
     void b_transport(packet::Packet& p, sc_core::sc_time& delay) override;
    private:
+    friend class Link;
     Link& m_link;
+    Ledger& m_ledger;
+    pkt_fw_if* m_out = nullptr;
+    sc_core::sc_time m_delay;
+    uint64_t m_frames = 0;
     int m_dir;
+    bool m_plain = false;  // no loss configured and no down interval (set at the end of elaboration)
   };
+  void end_of_elaboration() override;
+  // A frame on a cable that may lose it: true when it is lost (and counted).
+  bool lose(packet::Packet& p, const sc_core::sc_time& delay, int dir);
+  pkt_fw_if* out_if(int dir) {
+    pkt_fw_if* f = (dir == 0 ? m_ab : m_ba).m_out;
+    return f ? f : (dir == 0 ? b_out : a_out).operator->();
+  }
 
   LinkConfig m_cfg;
   Ledger& m_ledger;
   core::Rng m_rng;
   sc_core::sc_time m_delay;
   Dir m_ab{*this, 0}, m_ba{*this, 1};
-  uint64_t m_frames[2] = {0, 0};
   uint64_t m_lost[2] = {0, 0};
   uint64_t m_lost_down[2] = {0, 0};
   std::vector<std::pair<uint64_t, uint64_t>> m_down;  // [from, until), sorted by from
