@@ -17,9 +17,8 @@ PathRecorder::PathRecorder(size_t flows, std::vector<std::string> switch_names)
 void PathRecorder::on_hop(uint32_t sw, pk::Packet& p, const sw::Hop& h) {
   if (p.flow_id >= m_dirs.size() / kDirs || p.path_dir >= kDirs) return;  // not a flow of the run
   Dir& d = m_dirs[p.flow_id * kDirs + p.path_dir];
-  if (d.cur.size() <= h.index) d.cur.resize(h.index + 1u, kNone);
+  uint32_t& c = d.slot(h.index);
   const uint64_t now = core::now_ps();
-  const uint32_t c = d.cur[h.index];
   if (c != kNone) {
     Row& r = d.rows[c];
     if (r.sw == sw && r.in_port == h.in_port && r.out_port == h.out_port) {
@@ -40,14 +39,15 @@ void PathRecorder::on_hop(uint32_t sw, pk::Packet& p, const sw::Hop& h) {
   r.first_ps = r.last_ps = now;
   r.packets = 1;
   r.bytes = p.frame_len();
-  d.cur[h.index] = static_cast<uint32_t>(d.rows.size());
+  c = static_cast<uint32_t>(d.rows.size());
   d.rows.push_back(r);
 }
 
 std::string PathRecorder::current_path(size_t f, pk::PathDir dir) const {
   const Dir& d = m_dirs.at(f * kDirs + static_cast<size_t>(dir));
   std::string s;
-  for (uint32_t c : d.cur) {
+  for (size_t i = 0; i < d.hops(); ++i) {
+    const uint32_t c = d.open(i);
     if (c == kNone) continue;
     const Row& r = d.rows[c];
     if (!s.empty()) s += ' ';
@@ -59,7 +59,7 @@ std::string PathRecorder::current_path(size_t f, pk::PathDir dir) const {
 uint64_t PathRecorder::changes(size_t f, pk::PathDir dir) const {
   const Dir& d = m_dirs.at(f * kDirs + static_cast<size_t>(dir));
   size_t hops = 0;
-  for (uint32_t c : d.cur) hops += c != kNone;
+  for (size_t i = 0; i < d.hops(); ++i) hops += d.open(i) != kNone;
   return d.rows.size() - hops;
 }
 

@@ -17,6 +17,7 @@
 // once nothing was dropped after admission and nothing is still queued.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -51,11 +52,26 @@ class PathRecorder : public sw::HopObserver {
   std::string csv() const;
 
  private:
-  struct Dir {
-    std::vector<Row> rows;       // in opening order
-    std::vector<uint32_t> cur;   // per hop index: the open row, or kNone
-  };
   static constexpr uint32_t kNone = 0xFFFFFFFFu;
+  static constexpr size_t kInlineHops = 6;  // a 3-tier Clos path has 5 switches
+  // Per hop index the open row (or kNone): the first kInlineHops in place, so
+  // a frame that repeats its flow's hop touches this record and its row only
+  // (in a large fabric both are cold at each frame: every line is a miss).
+  struct Dir {
+    std::vector<Row> rows;  // in opening order
+    std::array<uint32_t, kInlineHops> cur;
+    std::vector<uint32_t> more;  // hop indices kInlineHops and up
+    Dir() { cur.fill(kNone); }
+    size_t hops() const { return kInlineHops + more.size(); }
+    uint32_t open(size_t i) const {
+      return i < kInlineHops ? cur[i] : i - kInlineHops < more.size() ? more[i - kInlineHops] : kNone;
+    }
+    uint32_t& slot(size_t i) {
+      if (i < kInlineHops) return cur[i];
+      if (more.size() <= i - kInlineHops) more.resize(i - kInlineHops + 1, kNone);
+      return more[i - kInlineHops];
+    }
+  };
   std::vector<Dir> m_dirs;       // flow * kDirs + direction
   std::vector<std::string> m_names;
 };
