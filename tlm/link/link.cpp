@@ -38,8 +38,8 @@ void Link::add_down(uint64_t from_ps, uint64_t until_ps) {
 
 void Link::end_of_elaboration() {
   // Bound by now (SystemC checks the binding before this callback).
-  m_ab.m_out = b_out.operator->();
-  m_ba.m_out = a_out.operator->();
+  m_ab.m_out = socket_out(0);
+  m_ba.m_out = socket_out(1);
   m_ab.m_plain = m_ba.m_plain = m_cfg.loss == 0.0 && m_down.empty();
 }
 
@@ -76,7 +76,7 @@ void Link::Dir::b_transport(packet::Packet& p, sc_time& delay) {
   if (!m_plain && m_link.lose(p, delay, m_dir)) return;
   m_ledger.count_hop();
   delay += m_delay;
-  (m_out ? m_out : m_link.out_if(m_dir))->b_transport(p, delay);
+  (m_out ? m_out : m_link.socket_out(m_dir))->b_transport(p, delay);
 }
 
 void connect(Mac& a, Link& l, Mac& b) {

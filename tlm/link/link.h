@@ -57,8 +57,7 @@ class Link : public sc_core::sc_module {
   bool down_at(uint64_t t_ps) const;
 
  private:
-  // One direction's forward interface.
-  // One direction. What a frame on a plain cable (no loss, no down
+  // One direction's forward interface. What a frame on a plain cable (no loss, no down
   // intervals) needs is here, in one cache line: the far end's interface
   // (cached at the end of elaboration, as out-> would return it), the delay,
   // the ledger, the frame count (in a large fabric a cable is cold at each
@@ -80,10 +79,8 @@ class Link : public sc_core::sc_module {
   void end_of_elaboration() override;
   // A frame on a cable that may lose it: true when it is lost (and counted).
   bool lose(packet::Packet& p, const sc_core::sc_time& delay, int dir);
-  pkt_fw_if* out_if(int dir) {
-    pkt_fw_if* f = (dir == 0 ? m_ab : m_ba).m_out;
-    return f ? f : (dir == 0 ? b_out : a_out).operator->();
-  }
+  // The far end's interface through the socket (before the end of elaboration caches it).
+  pkt_fw_if* socket_out(int dir) { return (dir == 0 ? b_out : a_out).operator->(); }
 
   LinkConfig m_cfg;
   Ledger& m_ledger;

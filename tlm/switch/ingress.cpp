@@ -51,21 +51,13 @@ uint64_t Switch::last_bit_ps(const pk::Packet& p) const {
   return p.rx_first_bit_ps + m_port[p.ingress_port].byte_time.ps(pk::kPreambleSfdBytes + p.frame_len());
 }
 
-uint64_t Switch::store_and_forward_ps(uint64_t last) const {
-  return align(last) + cycles(m_cfg.cycles.parser + m_cfg.cycles.lookup + m_cfg.ecmp.hash_cycles + m_cfg.cycles.mmu);
-}
-
 void Switch::on_rx(uint32_t port, pk::Packet& pkt, const sc_time& delay) {
   pk::Packet* p = &pkt;
   const uint64_t now = core::now_ps() + core::to_ps(delay);  // when the last bit (or the header) is in
   const uint64_t last = last_bit_ps(*p);
   // Cut-through: now is when the header is in. Store-and-forward: the last bit.
-  if (m_cfg.cut_through && now < last) {
-    const uint64_t front = cycles(m_cfg.cycles.parser + m_cfg.cycles.lookup + m_cfg.ecmp.hash_cycles + m_cfg.cycles.mmu);
-    schedule_ingress(align(now) + front, p, true);
-  } else {
-    schedule_ingress(store_and_forward_ps(last), p, false);
-  }
+  const bool cut_through = m_cfg.cut_through && now < last;
+  schedule_ingress(align(cut_through ? now : last) + pipeline_ps(), p, cut_through);
   (void)port;  // = p->ingress_port: the MAC of this port set it (Mac::accept)
 }
 
@@ -183,7 +175,7 @@ void Switch::admit(const Pending& e) {
     const bool idle = !m_port[out].mac->tx_busy() && !m_port[out].staged && !m_qlist[qi].head;
     if (!idle || m_cfg.port_rates[out] > m_cfg.port_rates[in]) {
       dlb_release(*p);  // admitted again, store-and-forward: it decides again then
-      schedule_ingress(store_and_forward_ps(last_bit_ps(*p)), p, false);
+      schedule_ingress(align(last_bit_ps(*p)) + pipeline_ps(), p, false);
       return;
     }
   }

@@ -336,8 +336,11 @@ class Switch : public sc_core::sc_module, public link::TxReady, public analytics
   static_assert(sizeof(Pending) == 24, "a pending admission in 24 bytes");
   // The frame's last bit at its ingress port (its first bit, set by the MAC, and its length).
   uint64_t last_bit_ps(const packet::Packet& p) const;
-  // The admission time of a frame whose last bit arrived at last_bit_ps.
-  uint64_t store_and_forward_ps(uint64_t last_bit_ps) const;
+  // The ingress pipeline's cycles from the clock edge a frame is in
+  // (header or last bit) to its admission: parser, lookup, hash, MMU.
+  uint64_t pipeline_ps() const {
+    return cycles(m_cfg.cycles.parser + m_cfg.cycles.lookup + m_cfg.ecmp.hash_cycles + m_cfg.cycles.mmu);
+  }
   // The frames of one egress queue, first to last, linked through
   // Packet::queue_next, each with its head cell (Packet::queue_cell) and the
   // time it may leave (Packet::eligible_ps). The queue manager holds the
@@ -456,9 +459,9 @@ class Switch : public sc_core::sc_module, public link::TxReady, public analytics
   std::vector<core::Rng> m_wred_rng;         // per queue (port * 8 + queue): its WRED stream
   std::vector<uint32_t> m_wred_word;         // the stream's next word
   std::vector<PortState> m_port;             // per port
-  // The bound interfaces of tx_out[i] and buf_isck, cached at the end of
-  // elaboration (what tx_out[i]-> and buf_isck-> return), so a frame does not
-  // read the socket objects (a large run is memory-bound).
+  // The bound interfaces of buf_isck and (in PortState::tx_if) tx_out[i],
+  // cached at the end of elaboration (what buf_isck-> and tx_out[i]-> return),
+  // so a frame does not read the socket objects (a large run is memory-bound).
   tlm::tlm_fw_transport_if<>* m_buf_if = nullptr;
   void end_of_elaboration() override;
   link::pkt_fw_if* tx_if(uint32_t port) {
