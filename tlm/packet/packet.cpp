@@ -152,9 +152,18 @@ uint32_t compute_fcs(const Packet& p) {
 }
 
 namespace {
+// (h ^ w) is a bijection of h for a fixed w and of w for a fixed h; so are
+// the multiplication by an odd constant (mod 2^64) and the rotation, which
+// brings the product's well-mixed high bits down to where the next word's
+// low bits meet them. Four instructions a word.
 inline uint64_t mix_word(uint64_t h, uint64_t w) {
-  h = (h ^ w) * 0x9e3779b97f4a7c15ull;  // odd: a bijection mod 2^64
-  return h ^ (h >> 29);                 // a bijection too
+  const uint64_t x = (h ^ w) * 0x9e3779b97f4a7c15ull;
+  return x >> 29 | x << 35;
+}
+inline uint64_t load8(const uint8_t* b) {
+  uint64_t w;
+  std::memcpy(&w, b, 8);
+  return w;
 }
 }  // namespace
 
@@ -163,25 +172,22 @@ uint64_t frame_digest(const Packet& p) {
                                                   uint64_t(p.trailer_len) << 48 | uint64_t(p.pad_len) << 56);
   const uint8_t* b = p.hdr;
   size_t n = p.hdr_len <= p.hdr_capacity() ? p.hdr_len : p.hdr_capacity();
-  for (; n >= 8; n -= 8, b += 8) {
-    uint64_t w;
-    std::memcpy(&w, b, 8);
-    h = mix_word(h, w);
+  // Two words a step (a RoCEv2 header is 58..82 bytes: four or five steps).
+  for (; n >= 16; n -= 16, b += 16) h = mix_word(mix_word(h, load8(b)), load8(b + 8));
+  if (n >= 8) {
+    h = mix_word(h, load8(b));
+    n -= 8;
+    b += 8;
   }
   // The last 0..7 bytes: one 8-byte load, the bytes beyond them masked off
   // (the storage's capacity is a multiple of 8, so the load stays inside it),
   // the same word a copy of n bytes into a zeroed word gives.
   static_assert(Packet::kInlineHdr % 8 == 0 && Packet::kMaxHdr % 8 == 0, "8-byte tail load");
-  uint64_t last = 0;
-  if (n) {
-    std::memcpy(&last, b, 8);
-    last &= ~0ull >> (64 - 8 * n);
-  }
+  const uint64_t last = n ? load8(b) & (~0ull >> (64 - 8 * n)) : 0;
   h = mix_word(h, last);
   uint32_t tr;
   std::memcpy(&tr, p.trailer, 4);
-  h = mix_word(h, uint64_t(tr) | uint64_t(p.fcs) << 32);
-  return h;
+  return mix_word(h, uint64_t(tr) | uint64_t(p.fcs) << 32);
 }
 
 PacketPool::PacketPool(size_t chunk) : m_chunk(chunk ? chunk : 1) {}

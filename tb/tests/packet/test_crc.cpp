@@ -81,6 +81,27 @@ TEST(Ipv4Checksum, Rfc1071Example) {
   EXPECT_EQ(ipv4_checksum(h.data(), h.size()), 0);
 }
 
+TEST(Ipv4Checksum, EveryLengthMatchesTheWordByWordDefinition) {
+  // RFC 1071 as written: the one's complement of the one's complement sum
+  // of the 16-bit big-endian words, an odd last byte padded with a zero.
+  // Lengths 0..64 cover every tail (0..3 bytes after the 4-byte steps) and
+  // bytes of all ones (the sums that carry most).
+  auto reference = [](const uint8_t* b, size_t n) {
+    uint32_t s = 0;
+    for (size_t i = 0; i < n; i += 2) {
+      s += uint32_t(b[i]) << 8 | (i + 1 < n ? b[i + 1] : 0);
+      s = (s & 0xffff) + (s >> 16);
+    }
+    return static_cast<uint16_t>(~s);
+  };
+  std::vector<uint8_t> ones(64, 0xff), mixed(64);
+  for (size_t i = 0; i < mixed.size(); ++i) mixed[i] = uint8_t(i * 73 + 41);
+  for (size_t n = 0; n <= 64; ++n) {
+    EXPECT_EQ(ipv4_checksum(ones.data(), n), reference(ones.data(), n)) << n;
+    EXPECT_EQ(ipv4_checksum(mixed.data(), n), reference(mixed.data(), n)) << n;
+  }
+}
+
 TEST(Icrc, ConnectX4CnpVector) {
   const auto f = hex(kCnpVector);
   ASSERT_EQ(f.size(), 74u);
