@@ -79,8 +79,8 @@ Timer* Calendar::wheel_first() const {
 Timer* Calendar::first() const {
   Timer* w = wheel_first();
   if (m_heap.empty()) return w;
-  Timer* h = m_heap.front().t;
-  return !w || before(*h, *w) ? h : w;
+  const Entry& h = m_heap.front();  // its time and order are in the entry: no load through it
+  return !w || h.at < w->m_at || (h.at == w->m_at && h.seq < w->m_seq) ? h.t : w;
 }
 
 // ---- the heap (entries beyond the wheel) ---------------------------------
@@ -139,11 +139,14 @@ void Calendar::heap_remove(uint32_t i) {
 
 // ---- the calendar ---------------------------------------------------------
 
+void Calendar::fail_past(uint64_t at, uint64_t now) {
+  throw std::logic_error("core::Calendar: a timer armed in the past (" + std::to_string(at) + " ps < now " +
+                         std::to_string(now) + " ps)");
+}
+
 void Calendar::schedule(Timer& t, uint64_t at, uint64_t seq) {
   const uint64_t now = now_ps();
-  if (at < now)
-    throw std::logic_error("core::Calendar: a timer armed in the past (" + std::to_string(at) + " ps < now " +
-                           std::to_string(now) + " ps)");
+  if (at < now) fail_past(at, now);
   if (t.m_idx != Timer::kIdle) remove(t);  // armed later: it moves earlier
   // With nothing on the wheel its window restarts at now (a test may have
   // advanced the kernel far past the last entry).

@@ -126,6 +126,7 @@ class Calendar {
   }
   Calendar();
   void schedule(Timer& t, uint64_t at, uint64_t seq);
+  [[noreturn, gnu::cold, gnu::noinline]] static void fail_past(uint64_t at, uint64_t now);
   void remove(Timer& t);
   void wheel_insert(Timer& t);
   void wheel_unlink(Timer& t);
