@@ -3,6 +3,7 @@
 // PFC state, ECN at enqueue) to the buffer write and its egress queue.
 #include <algorithm>
 #include <functional>
+#include <stdexcept>
 
 #include "packet/build.h"
 #include "packet/wire.h"
@@ -307,7 +308,11 @@ bool Switch::ecn_frame(const pk::Packet& p) {
 }
 
 void Switch::ecn_apply(uint32_t qi, pk::Packet& p, const qm::EcnResult& e) {
-  if (e.drew) m_wred_word[qi] = static_cast<uint32_t>(m_wred_rng[qi].next_u64() >> 32);
+  if (e.drew) {
+    // Only a marking queue draws (the streams are kept only when one marks).
+    if (qi >= m_wred_rng.size()) throw std::logic_error("switch: a WRED draw on a queue with no ECN marking");
+    m_wred_word[qi] = static_cast<uint32_t>(m_wred_rng[qi].next_u64() >> 32);
+  }
   if (e.mark) pk::set_ecn(p, ecn::codepoint::kCe);
 }
 

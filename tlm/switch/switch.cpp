@@ -89,7 +89,7 @@ Switch::Switch(sc_module_name name, const SwitchConfig& cfg, const RouteLookup& 
   }
   // PFC: which priorities each PG pauses, which queue carries each priority.
   m_pfc_stats.resize(n);
-  m_wd.resize(n * 8);
+  if (cfg.pfc.watchdog) m_wd.resize(n * 8);  // read only where the watchdog is on
   for (size_t i = 0; i < n; ++i) m_port[i].lossless_pgs = mmu::lossless_pg_mask(cfg.mmu.ports[i]);
   m_pg_prios = pg_prios_of(cfg);
   for (int p = 0; p < 8; ++p) {
@@ -100,13 +100,18 @@ Switch::Switch(sc_module_name name, const SwitchConfig& cfg, const RouteLookup& 
   m_sched.reserve(n);
   for (size_t i = 0; i < n; ++i) m_sched.emplace_back(cfg.sched);
   // Each queue's WRED stream (seeded by the run seed and the queue's name);
-  // the queue manager consumes a word only on a decision in the ramp.
-  m_wred_rng.reserve(n * 8);
+  // the queue manager consumes a word only on a decision in the ramp, so
+  // with no queue marking the streams are not kept: each queue's word (which
+  // every operation carries, and an ops file records) is their first.
+  bool marking = false;
+  for (const ecn::MarkerConfig& e : cfg.ecn) marking |= e.mode != ecn::MarkerConfig::Mode::off;
+  if (marking) m_wred_rng.reserve(n * 8);
+  m_wred_word.reserve(n * 8);
   for (size_t i = 0; i < n; ++i)
     for (int q = 0; q < 8; ++q) {
-      m_wred_rng.emplace_back(cfg.seed, std::string(this->name()) + ".p" + std::to_string(i) + ".q" + std::to_string(q) +
-                                            ".ecn");
-      m_wred_word.push_back(static_cast<uint32_t>(m_wred_rng.back().next_u64() >> 32));
+      core::Rng r(cfg.seed, std::string(this->name()) + ".p" + std::to_string(i) + ".q" + std::to_string(q) + ".ecn");
+      m_wred_word.push_back(static_cast<uint32_t>(r.next_u64() >> 32));
+      if (marking) m_wred_rng.push_back(r);
     }
   for (size_t i = 0; i < n; ++i)
     m_refresh_ps.push_back(cfg.pfc.refresh_ps ? cfg.pfc.refresh_ps

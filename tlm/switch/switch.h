@@ -456,7 +456,7 @@ class Switch : public sc_core::sc_module, public link::TxReady, public analytics
   Links m_links;
   std::vector<std::unique_ptr<PortIf>> m_port_if;
   std::vector<QueueList> m_qlist;            // per queue (port * 8 + queue)
-  std::vector<core::Rng> m_wred_rng;         // per queue (port * 8 + queue): its WRED stream
+  std::vector<core::Rng> m_wred_rng;         // per queue (port * 8 + queue): its WRED stream; empty when no queue marks
   std::vector<uint32_t> m_wred_word;         // the stream's next word
   std::vector<PortState> m_port;             // per port
   // The bound interfaces of buf_isck and (in PortState::tx_if) tx_out[i],
@@ -504,7 +504,7 @@ class Switch : public sc_core::sc_module, public link::TxReady, public analytics
     uint64_t deq_at_check = 0;
     bool stormed = false;
   };
-  std::vector<Wd> m_wd;
+  std::vector<Wd> m_wd;  // per queue; empty when the watchdog is off
   std::vector<sched::Scheduler> m_sched;     // per port
   core::Timer m_wd_ev;
   uint64_t m_wd_events = 0;
