@@ -79,8 +79,8 @@ Timer* Calendar::wheel_first() const {
 Timer* Calendar::first() const {
   Timer* w = wheel_first();
   if (m_heap.empty()) return w;
-  const Entry& h = m_heap.front();  // its time and order are in the entry: no load through it
-  return !w || h.at < w->m_at || (h.at == w->m_at && h.seq < w->m_seq) ? h.t : w;
+  const Entry& h = m_heap.front();
+  return !w || before(h, *w) ? h.t : w;
 }
 
 // ---- the heap (entries beyond the wheel) ---------------------------------

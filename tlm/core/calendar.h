@@ -124,6 +124,8 @@ class Calendar {
   static bool before(const Timer& a, const Timer& b) {
     return a.m_at != b.m_at ? a.m_at < b.m_at : a.m_seq < b.m_seq;
   }
+  // A heap entry against a timer: the entry's time and order, no load through its timer.
+  static bool before(const Entry& a, const Timer& b) { return a.at != b.m_at ? a.at < b.m_at : a.seq < b.m_seq; }
   Calendar();
   void schedule(Timer& t, uint64_t at, uint64_t seq);
   [[noreturn, gnu::cold, gnu::noinline]] static void fail_past(uint64_t at, uint64_t now);

@@ -202,12 +202,11 @@ uint32_t crc32_zeros(uint32_t reg, uint64_t n) {
 
 uint32_t crc32(const uint8_t* data, size_t len) { return ~crc32_update(~0u, data, len); }
 
-// RFC 791 / RFC 1071: ones'-complement sum of 16-bit big-endian words.
+// RFC 791 / RFC 1071: ones'-complement sum of 16-bit big-endian words,
+// summed two at a time as 32-bit big-endian words: 2^16 = 1 modulo 2^16 - 1,
+// so the folded sum is the same (RFC 1071 section 2, "Parallel summation").
+// A 20-byte header is five loads.
 uint16_t ipv4_checksum(const uint8_t* hdr, size_t len) {
-  // The one's complement sum of the 16-bit big-endian words (RFC 1071),
-  // summed two words at a time as 32-bit big-endian words: 2^16 = 1 modulo
-  // 2^16 - 1, so the folded sum is the same (RFC 1071 section 2, "Parallel
-  // summation"). A 20-byte header is five loads.
   uint64_t sum = 0;
   size_t i = 0;
   for (; i + 4 <= len; i += 4) {

@@ -252,9 +252,9 @@ uint32_t compute_fcs(const Packet& p);
 // A 64-bit digest of the frame as it is on the wire: hdr[0, hdr_len), the
 // payload, trailer and pad lengths, the trailer and the FCS. Each 8-byte word
 // passes through a bijective mix (xor, multiply by an odd constant, rotate),
-// so a change confined to one word, in particular any changed
-// byte or bit, always changes the digest; wider changes go unnoticed with a
-// probability of about 2^-64.
+// so a change confined to one word, in particular any changed byte or bit,
+// always changes the digest; wider changes go unnoticed with a probability of
+// about 2^-64.
 uint64_t frame_digest(const Packet& p);
 
 // Object pool of packets: no heap allocation per packet once warm.
