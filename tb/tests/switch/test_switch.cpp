@@ -9,8 +9,10 @@
 #include <cmath>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/config.h"
+#include "core/rng.h"
 #include "core/time.h"
 #include "qm/queue_manager.h"
 #include "sim/fabric.h"
@@ -511,4 +513,79 @@ TEST(QueueLists, ADequeueOfAnotherCellIsAnError) {
   EXPECT_NE(what.find("the queue's first frame is at cell"), std::string::npos) << what;
   ASSERT_NE(qm, nullptr);
   EXPECT_EQ(qm->dequeues(), 10u) << "stopped at the first misreported dequeue";
+}
+
+namespace {
+
+// Records the WRED word each enqueue carries; optionally claims a WRED draw
+// on the first enqueue (a queue manager that misreports).
+class WordRecordingQm final : public qm::ForwardingQueueManager {
+ public:
+  WordRecordingQm(std::unique_ptr<qm::QueueManager> inner, bool claim_draw)
+      : ForwardingQueueManager(*inner), m_own(std::move(inner)), m_claim_draw(claim_draw) {}
+  qm::EnqueueResult enqueue(const qm::EnqueueOp& op) override {
+    ops.push_back(op);
+    qm::EnqueueResult r = m_inner.enqueue(op);
+    if (m_claim_draw && ops.size() == 1) r.ecn.drew = true;
+    return r;
+  }
+  qm::DequeueResult dequeue(const qm::DequeueOp& op) override { return m_inner.dequeue(op); }
+  qm::PfcAction pfc_tick(uint16_t port, uint8_t pg) override { return m_inner.pfc_tick(port, pg); }
+  std::vector<qm::EnqueueOp> ops;
+
+ private:
+  std::unique_ptr<qm::QueueManager> m_own;
+  bool m_claim_draw;
+};
+
+// two_to_one_lists() with ECN marking off on every queue.
+std::string two_to_one_no_marking() {
+  std::string yaml = two_to_one_lists();
+  const size_t flows = yaml.find("flows:");
+  return yaml.insert(flows, "  ecn: {mode: off}\n");
+}
+
+}  // namespace
+
+// With no queue marking ECN the switch keeps no WRED streams, yet every
+// operation still carries each queue's word: the first of the stream the
+// run seed and the queue's name define (what an ops file records and the
+// RTL replays). Expected words computed here from core::Rng.
+TEST(WredWords, AQueueThatDoesNotMarkCarriesItsStreamsFirstWord) {
+  auto cfg = core::Config::load_string(two_to_one_no_marking(), "test.yaml");
+  const sim::Scenario scen = sim::read_scenario(*cfg);
+  sim::Fabric fabric("fabric", scen);
+  sw::Switch& s = *fabric.switches().at(0);
+  for (const ecn::MarkerConfig& e : s.config().ecn)
+    ASSERT_EQ(e.mode, ecn::MarkerConfig::Mode::off) << "the scenario must mark on no queue";
+  auto qm = std::make_unique<WordRecordingQm>(std::make_unique<qm::QueueManager>(s.qm_model().config()), false);
+  const WordRecordingQm* rec = qm.get();
+  s.enable_rtl(std::move(qm));
+  fabric.run();
+  ASSERT_GT(rec->ops.size(), 100u);
+  for (const qm::EnqueueOp& op : rec->ops) {
+    core::Rng stream(scen.seed, std::string(s.name()) + ".p" + std::to_string(op.out_port) + ".q" +
+                                    std::to_string(op.queue) + ".ecn");
+    ASSERT_EQ(op.rand32, static_cast<uint32_t>(stream.next_u64() >> 32)) << op.out_port << ":" << unsigned(op.queue);
+  }
+}
+
+TEST(WredWords, ADrawOnAQueueThatDoesNotMarkIsAnError) {
+  auto cfg = core::Config::load_string(two_to_one_no_marking(), "test.yaml");
+  const sim::Scenario scen = sim::read_scenario(*cfg);
+  sim::Fabric fabric("fabric", scen);
+  sw::Switch& s = *fabric.switches().at(0);
+  s.enable_rtl(std::make_unique<WordRecordingQm>(std::make_unique<qm::QueueManager>(s.qm_model().config()), true));
+  const auto quiet = [](const sc_core::sc_report& r, const sc_core::sc_actions& a) {
+    sc_core::sc_report_handler::default_handler(r, a & ~sc_core::SC_DISPLAY);
+  };
+  const sc_core::sc_report_handler_proc before = sc_core::sc_report_handler::set_handler(quiet);
+  std::string what;
+  try {
+    fabric.run();
+  } catch (const std::exception& e) {
+    what = e.what();
+  }
+  sc_core::sc_report_handler::set_handler(before);
+  EXPECT_NE(what.find("a WRED draw on a queue with no ECN marking"), std::string::npos) << "error: '" << what << "'";
 }
